@@ -1,0 +1,106 @@
+//===- BuilderImpl.h - State shared by the graph builder's passes -*- C++ -*-=//
+//
+// Private to src/graph. The builder runs as a sequence of passes over one
+// BuildContext: iterations, tasks, dependencies, calibration, annotation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_GRAPH_BUILDERIMPL_H
+#define DD_GRAPH_BUILDERIMPL_H
+
+#include "builder/GraphBuilder.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+#include <vector>
+
+namespace dd::graph::detail {
+
+using trace::EventId;
+
+/// An iteration as found in the trace, before tasks exist.
+struct IterationWindow {
+  int64_t Number;
+  int64_t Begin, End; ///< trace time
+  Iteration::PointKind BeginKind, EndKind;
+  EventId BeginEvent = trace::NoEvent, EndEvent = trace::NoEvent;
+  std::string Label;
+};
+
+struct BuildContext {
+  const trace::Trace &T;
+  const BuildOptions &Opts;
+  BuildStats &Stats;
+  Graph G;
+
+  int64_t W0 = 0, W1 = 0; ///< the replayed window, trace time
+  std::vector<IterationWindow> Windows;
+
+  std::vector<TaskId> TaskOfEvent; ///< NoTask for events not in the graph
+  /// CPU leaves per thread resource, in time order.
+  std::vector<std::vector<TaskId>> ThreadLeaves;
+  /// GPU work per stream resource, in time order.
+  std::vector<std::vector<TaskId>> StreamOps;
+  /// Per device: GPU work in launch order (call start), with its call.
+  struct Launch {
+    int64_t CallStart;
+    TaskId Call; ///< NoTask for work whose launch is not traced
+    TaskId Op;
+  };
+  llvm::DenseMap<int32_t, std::vector<Launch>> DeviceLaunches;
+  /// Per thread resource: (call start, stream resource) of its launches.
+  std::vector<std::vector<std::pair<int64_t, ResourceId>>> ThreadLaunches;
+  llvm::DenseMap<int64_t, TaskId> CallByCorrelation;
+  /// Devices of the GPU streams, for device-wide synchronisation.
+  llvm::DenseMap<int32_t, llvm::SmallVector<ResourceId, 4>> DeviceStreams;
+
+  BuildContext(const trace::Trace &T, const BuildOptions &O, BuildStats &S)
+      : T(T), Opts(O), Stats(S) {}
+
+  int64_t mStart(TaskId X) const { return G.MeasuredStart[X]; }
+  int64_t mEnd(TaskId X) const {
+    return G.MeasuredStart[X] + G.MeasuredDur[X];
+  }
+  /// The launch time of GPU task \p Op: its call's start, or its own start.
+  int64_t launchTime(TaskId Op) const {
+    TaskId L = G.Launcher[Op];
+    return L == NoTask ? mStart(Op) : mStart(L);
+  }
+  /// The last GPU task on stream \p S launched before trace time \p Ts.
+  TaskId lastLaunchedBefore(ResourceId S, int64_t Ts) const;
+  /// The first GPU task on stream \p S launched at or after \p Ts.
+  TaskId firstLaunchedAfter(ResourceId S, int64_t Ts) const;
+  /// The stream that thread \p Thread last launched work onto before \p Ts.
+  ResourceId streamLaunchedBefore(ResourceId Thread, int64_t Ts) const;
+  /// Like streamLaunchedBefore, skipping stream \p Not.
+  ResourceId streamLaunchedBeforeExcept(ResourceId Thread, int64_t Ts,
+                                        ResourceId Not) const;
+  /// The stream that thread \p Thread next launches work onto after \p Ts.
+  ResourceId streamLaunchedAfter(ResourceId Thread, int64_t Ts) const;
+
+  void addEdge(TaskId Src, TaskId Dst, EdgeKind K, Anchor A) {
+    G.addEdge(Src, Dst, K, A, 0);
+    ++Stats.EdgesByKind[static_cast<unsigned>(K)];
+  }
+};
+
+/// Finds the iterations (ProfilerStep#N, Optimizer.step, or the window).
+llvm::Error findIterations(BuildContext &C);
+/// Creates resources and tasks: CPU nesting, leaves, GPU work.
+llvm::Error createTasks(BuildContext &C);
+/// Launch, synchronisation, event-wait and launch-queue dependencies.
+void addGpuDependencies(BuildContext &C);
+/// Cross-thread wake-ups and forward-to-backward links.
+void addCpuDependencies(BuildContext &C);
+/// Sets every delay from the measured times (see docs/replay.md).
+void calibrate(BuildContext &C);
+/// Phases, layers and iteration membership.
+void annotate(BuildContext &C);
+
+/// Median of \p V (which it reorders); \p Default when empty.
+int64_t median(std::vector<int64_t> &V, int64_t Default);
+
+} // namespace dd::graph::detail
+
+#endif

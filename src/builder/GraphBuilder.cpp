@@ -1,0 +1,445 @@
+//===- GraphBuilder.cpp - Iterations and tasks from a trace ---------------===//
+
+#include "builder/BuilderImpl.h"
+
+#include "support/Error.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::graph;
+using namespace dd::graph::detail;
+using trace::EventKind;
+
+static llvm::Error fail(const llvm::Twine &Msg) { return makeError(Msg); }
+
+int64_t detail::median(std::vector<int64_t> &V, int64_t Default) {
+  if (V.empty())
+    return Default;
+  auto Mid = V.begin() + static_cast<std::ptrdiff_t>(V.size() / 2);
+  std::nth_element(V.begin(), Mid, V.end());
+  return *Mid;
+}
+
+bool graph::hasGpuWork(const trace::Trace &T) {
+  for (EventKind K : T.Kind)
+    if (trace::isGpuWork(K))
+      return true;
+  return false;
+}
+
+std::string graph::noGpuWorkMessage(const trace::Trace &T) {
+  return "no GPU work in the trace (a CPU-only profile: " +
+         std::to_string(T.numEvents()) +
+         " events, no kernels, copies or sets); ddscript replays GPU "
+         "training iterations";
+}
+
+int64_t graph::traceBegin(const trace::Trace &T) {
+  int64_t B = INT64_MAX;
+  for (int64_t S : T.Start)
+    B = std::min(B, S);
+  return B == INT64_MAX ? 0 : B;
+}
+
+static bool isHostKind(EventKind K) {
+  return K == EventKind::CpuOp || K == EventKind::UserAnnotation ||
+         K == EventKind::PythonFunction || K == EventKind::Runtime ||
+         K == EventKind::Driver || K == EventKind::Marker;
+}
+
+/// "ProfilerStep#12" -> 12.
+static std::optional<int64_t> profilerStepNumber(std::string_view Name) {
+  constexpr std::string_view Prefix = "ProfilerStep#";
+  if (Name.substr(0, Prefix.size()) != Prefix || Name.size() == Prefix.size())
+    return std::nullopt;
+  int64_t N = 0;
+  for (char Ch : Name.substr(Prefix.size())) {
+    if (Ch < '0' || Ch > '9' || N > (INT64_MAX - 9) / 10)
+      return std::nullopt;
+    N = N * 10 + (Ch - '0');
+  }
+  return N;
+}
+
+/// Events named by \p Match on the track that has most of them, by start.
+template <typename Pred>
+static std::vector<EventId> markersOnBusiestTrack(const trace::Trace &T,
+                                                  Pred Match) {
+  llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
+  for (EventId E = 0; E < T.numEvents(); ++E)
+    if ((T.Kind[E] == EventKind::UserAnnotation ||
+         T.Kind[E] == EventKind::CpuOp) &&
+        Match(T.name(E)))
+      ByTrack[T.TrackOf[E]].push_back(E);
+  std::vector<EventId> Best;
+  trace::TrackId BestTrack = ~0u;
+  for (auto &[Track, Events] : ByTrack)
+    if (Events.size() > Best.size() ||
+        (Events.size() == Best.size() && Track < BestTrack)) {
+      Best = Events;
+      BestTrack = Track;
+    }
+  std::sort(Best.begin(), Best.end(), [&](EventId A, EventId B) {
+    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
+  });
+  return Best;
+}
+
+llvm::Error detail::findIterations(BuildContext &C) {
+  const trace::Trace &T = C.T;
+  using PK = Iteration::PointKind;
+  if (C.Opts.Window) {
+    auto [From, To] = *C.Opts.Window;
+    if (From < 0 || To <= From)
+      return fail("the window must satisfy 0 <= START < END");
+    int64_t Base = traceBegin(T);
+    C.W0 = Base + From;
+    C.W1 = Base + To;
+    C.Windows.push_back(
+        {0, C.W0, C.W1, PK::Origin, PK::Makespan, trace::NoEvent,
+         trace::NoEvent, "window"});
+    C.Stats.IterationSource = "window";
+    return llvm::Error::success();
+  }
+
+  std::vector<EventId> Steps = markersOnBusiestTrack(
+      T, [](std::string_view N) { return profilerStepNumber(N).has_value(); });
+  // Zero-length steps carry no iteration.
+  Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
+                             [&](EventId E) { return T.Dur[E] <= 0; }),
+              Steps.end());
+  if (!Steps.empty()) {
+    for (EventId E : Steps)
+      C.Windows.push_back({*profilerStepNumber(T.name(E)), T.Start[E],
+                           T.end(E), PK::TaskStart, PK::TaskEnd, E, E,
+                           std::string(T.name(E))});
+    C.W0 = T.Start[Steps.front()];
+    C.W1 = T.end(Steps.back());
+    C.Stats.IterationSource = "ProfilerStep#";
+    return llvm::Error::success();
+  }
+
+  std::vector<EventId> Opt = markersOnBusiestTrack(T, [](std::string_view N) {
+    return N.substr(0, 15) == "Optimizer.step#";
+  });
+  // A step cut off by the end of the trace has no length.
+  Opt.erase(std::remove_if(Opt.begin(), Opt.end(),
+                           [&](EventId E) { return T.Dur[E] <= 0; }),
+            Opt.end());
+  if (Opt.size() >= 2) {
+    for (size_t I = 1; I < Opt.size(); ++I)
+      C.Windows.push_back({static_cast<int64_t>(I), T.end(Opt[I - 1]),
+                           T.end(Opt[I]), PK::TaskEnd, PK::TaskEnd,
+                           Opt[I - 1], Opt[I],
+                           "iteration " + std::to_string(I) + " (" +
+                               std::string(T.name(Opt[I])) + ")"});
+    C.W0 = T.Start[Opt.front()];
+    C.W1 = T.end(Opt.back());
+    C.Stats.IterationSource = "Optimizer.step";
+    return llvm::Error::success();
+  }
+  return fail("no complete iteration: the trace has no ProfilerStep#N "
+              "annotations and fewer than two Optimizer.step annotations "
+              "(give one with --window START_US:END_US)");
+}
+
+static int kindRank(EventKind K) {
+  switch (K) {
+  case EventKind::UserAnnotation: return 0;
+  case EventKind::PythonFunction: return 1;
+  case EventKind::Marker: return 2;
+  case EventKind::CpuOp: return 3;
+  default: return 4;
+  }
+}
+
+static TaskKind hostTaskKind(EventKind K) {
+  switch (K) {
+  case EventKind::CpuOp: return TaskKind::CpuOp;
+  case EventKind::Runtime:
+  case EventKind::Driver: return TaskKind::Runtime;
+  default: return TaskKind::Annotation;
+  }
+}
+
+static bool isCommKernel(std::string_view Name) {
+  return Name.substr(0, 4) == "nccl" || Name.substr(0, 4) == "rccl";
+}
+
+llvm::Error detail::createTasks(BuildContext &C) {
+  const trace::Trace &T = C.T;
+  Graph &G = C.G;
+  G.Origin = C.W0;
+  C.TaskOfEvent.assign(T.numEvents(), NoTask);
+
+  // --- CPU side: nest each thread's calls, leaves are the tasks the
+  // simulator runs. ---
+  llvm::DenseMap<trace::TrackId, std::vector<EventId>> HostByTrack;
+  std::vector<trace::TrackId> HostTracks;
+  for (EventId E = 0; E < T.numEvents(); ++E) {
+    if (!isHostKind(T.Kind[E]) || T.Start[E] < C.W0 || T.Start[E] >= C.W1)
+      continue;
+    auto &V = HostByTrack[T.TrackOf[E]];
+    if (V.empty())
+      HostTracks.push_back(T.TrackOf[E]);
+    V.push_back(E);
+  }
+  std::sort(HostTracks.begin(), HostTracks.end());
+  llvm::DenseMap<trace::TrackId, ResourceId> ThreadRes;
+  for (trace::TrackId Track : HostTracks) {
+    const trace::Track &Tr = T.Tracks[Track];
+    ResourceId R = G.addResource(ResourceKind::CpuThread, -1,
+                                 Tr.Tid == trace::NoValue ? 0 : Tr.Tid,
+                                 T.trackLabel(Track));
+    ThreadRes[Track] = R;
+    std::vector<EventId> &Evs = HostByTrack[Track];
+    std::sort(Evs.begin(), Evs.end(), [&](EventId A, EventId B) {
+      return std::make_tuple(T.Start[A], -T.Dur[A], kindRank(T.Kind[A]), A) <
+             std::make_tuple(T.Start[B], -T.Dur[B], kindRank(T.Kind[B]), B);
+    });
+    std::vector<TaskId> Stack;
+    for (EventId E : Evs) {
+      // API calls never contain other calls: with microsecond timestamps a
+      // call and the next one can share a start, which is no nesting.
+      while (!Stack.empty() && (T.Start[E] >= C.mEnd(Stack.back()) ||
+                                G.Kind[Stack.back()] == TaskKind::Runtime))
+        Stack.pop_back();
+      // The 2021 schema records ProfilerStep#N as an operator.
+      TaskKind K = profilerStepNumber(T.name(E)) ? TaskKind::Annotation
+                                                 : hostTaskKind(T.Kind[E]);
+      TaskId X = G.addTask(K, T.name(E), R, T.Dur[E]);
+      C.TaskOfEvent[E] = X;
+      G.MeasuredStart[X] = T.Start[E];
+      G.MeasuredDur[X] = T.Dur[E];
+      G.OrderKey[X] = T.Start[E];
+      G.Correlation[X] =
+          T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
+      G.Event[X] = E;
+      if (!Stack.empty()) {
+        G.Parent[X] = Stack.back();
+        G.Flags[Stack.back()] |= TF_Container;
+      }
+      Stack.push_back(X);
+    }
+  }
+  C.ThreadLeaves.assign(G.Resources.size(), {});
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (G.isContainer(X)) {
+      G.Res[X] = NoResource;
+      ++C.Stats.Containers;
+      continue;
+    }
+    C.ThreadLeaves[G.Res[X]].push_back(X);
+    ++C.Stats.CpuLeaves;
+  }
+  for (auto &Leaves : C.ThreadLeaves) {
+    // Tasks were created in (start, -dur) order per thread, so leaves are
+    // already in time order.
+    for (size_t I = 0; I < Leaves.size(); ++I) {
+      TaskId L = Leaves[I];
+      if (I > 0 && G.MeasuredStart[L] < C.mEnd(Leaves[I - 1]))
+        ++C.Stats.OverlappingLeaves;
+      for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P]) {
+        if (G.FirstLeaf[P] == NoTask)
+          G.FirstLeaf[P] = L;
+        G.LastLeaf[P] = L;
+      }
+    }
+  }
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (!G.isContainer(X))
+      continue;
+    G.Lead[X] = G.MeasuredStart[G.FirstLeaf[X]] - G.MeasuredStart[X];
+    G.Trail[X] = C.mEnd(X) - C.mEnd(G.LastLeaf[X]);
+  }
+  for (TaskId X = 0; X < G.numTasks(); ++X)
+    if (G.Kind[X] == TaskKind::Runtime && G.isLeaf(X) &&
+        G.Correlation[X] >= 0)
+      C.CallByCorrelation.try_emplace(G.Correlation[X], X);
+
+  // --- GPU side. ---
+  llvm::DenseSet<int64_t> TracedCalls;
+  bool AnyGpu = false;
+  for (EventId E = 0; E < T.numEvents(); ++E) {
+    if ((T.Kind[E] == EventKind::Runtime || T.Kind[E] == EventKind::Driver) &&
+        T.Correlation[E] != trace::NoValue)
+      TracedCalls.insert(T.Correlation[E]);
+    AnyGpu |= trace::isGpuWork(T.Kind[E]);
+  }
+  if (!AnyGpu)
+    return fail(noGpuWorkMessage(T));
+  llvm::DenseMap<trace::TrackId, ResourceId> StreamRes;
+  std::vector<EventId> GpuEvents;
+  for (EventId E = 0; E < T.numEvents(); ++E) {
+    if (!trace::isGpuWork(T.Kind[E]))
+      continue;
+    int64_t Corr = T.Correlation[E];
+    TaskId Call = NoTask;
+    if (Corr != trace::NoValue) {
+      auto It = C.CallByCorrelation.find(Corr);
+      if (It != C.CallByCorrelation.end())
+        Call = It->second;
+      else if (TracedCalls.count(Corr))
+        continue; // launched outside the replayed window
+    }
+    if (Call == NoTask && (T.Start[E] < C.W0 || T.Start[E] >= C.W1))
+      continue;
+    GpuEvents.push_back(E);
+  }
+  std::sort(GpuEvents.begin(), GpuEvents.end(), [&](EventId A, EventId B) {
+    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
+  });
+  for (EventId E : GpuEvents) {
+    trace::TrackId Track = T.TrackOf[E];
+    auto [It, New] = StreamRes.try_emplace(Track, NoResource);
+    if (New) {
+      const trace::Track &Tr = T.Tracks[Track];
+      It->second = G.addResource(ResourceKind::GpuStream, Tr.Device,
+                                 Tr.Stream, T.trackLabel(Track));
+      C.DeviceStreams[Tr.Device].push_back(It->second);
+    }
+    ResourceId R = It->second;
+    TaskKind K = T.Kind[E] == EventKind::Memcpy   ? TaskKind::Memcpy
+                 : T.Kind[E] == EventKind::Memset ? TaskKind::Memset
+                 : isCommKernel(T.name(E))        ? TaskKind::Comm
+                                                  : TaskKind::Kernel;
+    TaskId X = G.addTask(K, T.name(E), R, T.Dur[E]);
+    C.TaskOfEvent[E] = X;
+    G.MeasuredStart[X] = T.Start[E];
+    G.MeasuredDur[X] = T.Dur[E];
+    G.OrderKey[X] = T.Start[E];
+    G.Bytes[X] = T.Bytes[E] == trace::NoValue ? -1 : T.Bytes[E];
+    G.Correlation[X] = T.Correlation[E] == trace::NoValue ? -1
+                                                          : T.Correlation[E];
+    G.Event[X] = E;
+    if (T.Correlation[E] != trace::NoValue) {
+      auto CI = C.CallByCorrelation.find(T.Correlation[E]);
+      if (CI != C.CallByCorrelation.end())
+        G.Launcher[X] = CI->second;
+    }
+    if (G.Launcher[X] == NoTask)
+      ++C.Stats.GpuWithoutLauncher;
+    ++C.Stats.GpuTasks;
+  }
+  if (C.Stats.GpuTasks == 0)
+    return fail("no GPU work launched in the replayed iterations");
+
+  C.ThreadLeaves.resize(G.Resources.size());
+  C.StreamOps.assign(G.Resources.size(), {});
+  C.ThreadLaunches.assign(G.Resources.size(), {});
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (!G.isGpu(X))
+      continue;
+    C.StreamOps[G.Res[X]].push_back(X); // created in start order
+    TaskId Call = G.Launcher[X];
+    int32_t Dev = G.Resources[G.Res[X]].Device;
+    C.DeviceLaunches[Dev].push_back({C.launchTime(X), Call, X});
+    if (Call != NoTask && G.Res[Call] != NoResource)
+      C.ThreadLaunches[G.Res[Call]].push_back({C.mStart(Call), G.Res[X]});
+  }
+  for (auto &[Dev, L] : C.DeviceLaunches)
+    std::stable_sort(L.begin(), L.end(),
+                     [](const BuildContext::Launch &A,
+                        const BuildContext::Launch &B) {
+                       return A.CallStart < B.CallStart;
+                     });
+  for (auto &L : C.ThreadLaunches)
+    std::stable_sort(L.begin(), L.end());
+
+  // Iterations, now that their marker events are tasks.
+  for (const IterationWindow &W : C.Windows) {
+    Iteration It;
+    It.Number = W.Number;
+    It.MeasuredBegin = W.Begin;
+    It.MeasuredEnd = W.End;
+    It.Label = W.Label;
+    auto Point = [&](Iteration::PointKind K, EventId E) {
+      Iteration::Point P;
+      P.Kind = K;
+      if (E != trace::NoEvent)
+        P.Task = C.TaskOfEvent[E];
+      return P;
+    };
+    It.Begin = Point(W.BeginKind, W.BeginEvent);
+    It.End = Point(W.EndKind, W.EndEvent);
+    for (const Iteration::Point *P : {&It.Begin, &It.End})
+      if ((P->Kind == Iteration::PointKind::TaskStart ||
+           P->Kind == Iteration::PointKind::TaskEnd) &&
+          P->Task == NoTask)
+        return fail("internal error: the marker of " + W.Label +
+                    " is outside the replayed window");
+    G.Iterations.push_back(std::move(It));
+  }
+  return llvm::Error::success();
+}
+
+TaskId BuildContext::lastLaunchedBefore(ResourceId S, int64_t Ts) const {
+  const auto &Ops = StreamOps[S];
+  // Work on a stream is launched in stream order; launch times are
+  // monotone up to clock noise, which a binary search tolerates.
+  auto It = std::partition_point(Ops.begin(), Ops.end(), [&](TaskId X) {
+    return launchTime(X) < Ts;
+  });
+  return It == Ops.begin() ? NoTask : *(It - 1);
+}
+
+TaskId BuildContext::firstLaunchedAfter(ResourceId S, int64_t Ts) const {
+  const auto &Ops = StreamOps[S];
+  auto It = std::partition_point(Ops.begin(), Ops.end(), [&](TaskId X) {
+    return launchTime(X) < Ts;
+  });
+  return It == Ops.end() ? NoTask : *It;
+}
+
+ResourceId BuildContext::streamLaunchedBefore(ResourceId Thread,
+                                              int64_t Ts) const {
+  const auto &L = ThreadLaunches[Thread];
+  auto It = std::partition_point(
+      L.begin(), L.end(), [&](const auto &P) { return P.first < Ts; });
+  return It == L.begin() ? NoResource : (It - 1)->second;
+}
+
+ResourceId BuildContext::streamLaunchedBeforeExcept(ResourceId Thread,
+                                                    int64_t Ts,
+                                                    ResourceId Not) const {
+  const auto &L = ThreadLaunches[Thread];
+  auto It = std::partition_point(
+      L.begin(), L.end(), [&](const auto &P) { return P.first < Ts; });
+  while (It != L.begin()) {
+    --It;
+    if (It->second != Not)
+      return It->second;
+  }
+  return NoResource;
+}
+
+ResourceId BuildContext::streamLaunchedAfter(ResourceId Thread,
+                                             int64_t Ts) const {
+  const auto &L = ThreadLaunches[Thread];
+  auto It = std::partition_point(
+      L.begin(), L.end(), [&](const auto &P) { return P.first <= Ts; });
+  return It == L.end() ? NoResource : It->second;
+}
+
+llvm::Expected<Graph> graph::buildGraph(const trace::Trace &T,
+                                        const BuildOptions &Opts,
+                                        BuildStats *Stats) {
+  BuildStats LocalStats;
+  BuildContext C(T, Opts, Stats ? *Stats : LocalStats);
+  if (auto E = findIterations(C))
+    return std::move(E);
+  if (auto E = createTasks(C))
+    return std::move(E);
+  addGpuDependencies(C);
+  addCpuDependencies(C);
+  calibrate(C);
+  annotate(C);
+  std::string Error;
+  if (!C.G.finalize(&Error))
+    return fail("internal error: the inferred dependencies are cyclic: " +
+                Error);
+  return std::move(C.G);
+}

@@ -1,0 +1,326 @@
+//===- Inspect.cpp - ddscript inspect -------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Format.h"
+#include "driver/Session.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+struct Named {
+  std::string Name;
+  uint64_t Count = 0;
+  int64_t Time = 0;
+};
+
+std::string shorten(std::string_view S, size_t Max = 90) {
+  if (S.size() <= Max)
+    return std::string(S);
+  return std::string(S.substr(0, Max - 3)) + "...";
+}
+
+struct Facts {
+  std::vector<std::pair<std::string, uint64_t>> Kinds;
+  std::vector<Named> Threads, Streams, Kernels, Layers;
+  int64_t Span = 0;
+  int64_t GpuBusyInIterations = -1, IterationsTime = 0;
+};
+
+Facts collect(const trace::Trace &T, const graph::Graph *G) {
+  Facts F;
+  std::vector<uint64_t> PerKind(trace::NumEventKinds, 0);
+  llvm::DenseMap<trace::TrackId, uint64_t> PerTrack;
+  llvm::DenseMap<trace::TrackId, int64_t> BusyTrack;
+  llvm::StringMap<Named> Kern;
+  int64_t Lo = INT64_MAX, Hi = INT64_MIN;
+  for (trace::EventId E = 0; E < T.numEvents(); ++E) {
+    ++PerKind[static_cast<unsigned>(T.Kind[E])];
+    ++PerTrack[T.TrackOf[E]];
+    Lo = std::min(Lo, T.Start[E]);
+    Hi = std::max(Hi, T.end(E));
+    if (trace::isGpuWork(T.Kind[E])) {
+      BusyTrack[T.TrackOf[E]] += T.Dur[E];
+      if (T.Kind[E] == trace::EventKind::Kernel) {
+        Named &K = Kern[T.name(E)];
+        ++K.Count;
+        K.Time += T.Dur[E];
+      }
+    }
+  }
+  F.Span = Hi > Lo ? Hi - Lo : 0;
+  for (unsigned K = 0; K < trace::NumEventKinds; ++K)
+    if (PerKind[K])
+      F.Kinds.emplace_back(trace::eventKindName(trace::EventKind(K)),
+                           PerKind[K]);
+  if (!T.Memory.empty())
+    F.Kinds.emplace_back("[memory]", T.Memory.size());
+  for (trace::TrackId Tr = 0; Tr < T.Tracks.size(); ++Tr) {
+    auto It = PerTrack.find(Tr);
+    if (It == PerTrack.end())
+      continue;
+    Named N{T.trackLabel(Tr), It->second, BusyTrack.lookup(Tr)};
+    (T.Tracks[Tr].IsDevice ? F.Streams : F.Threads).push_back(N);
+  }
+  for (auto &E : Kern) {
+    Named N = E.getValue();
+    N.Name = E.getKey().str();
+    F.Kernels.push_back(N);
+  }
+  std::sort(F.Kernels.begin(), F.Kernels.end(),
+            [](const Named &A, const Named &B) {
+              return A.Time != B.Time ? A.Time > B.Time : A.Name < B.Name;
+            });
+  if (F.Kernels.size() > 10)
+    F.Kernels.resize(10);
+
+  if (G) {
+    std::vector<int64_t> S, E;
+    measuredTimes(*G, S, E);
+    int64_t Begin = measuredPointTime(*G, G->Iterations.front().Begin, E);
+    int64_t End = measuredPointTime(*G, G->Iterations.back().End, E);
+    F.IterationsTime = End - Begin;
+    F.GpuBusyInIterations = gpuBusy(*G, S, E, Begin, End);
+    std::vector<Named> L(G->Layers.size());
+    for (size_t I = 0; I < L.size(); ++I)
+      L[I].Name = G->Layers[I].Name;
+    for (graph::TaskId X = 0; X < G->numTasks(); ++X) {
+      if (G->LayerOf[X] == graph::NoLayer || !G->isGpu(X))
+        continue;
+      ++L[G->LayerOf[X]].Count;
+      L[G->LayerOf[X]].Time += G->MeasuredDur[X];
+    }
+    F.Layers = std::move(L);
+  }
+  return F;
+}
+
+void printText(const trace::Trace &T, const graph::Graph *G,
+               const std::string &IterationNote, const Facts &F) {
+  std::string Out;
+  Out += fmt::format("trace       {}\n", T.Path);
+  Out += fmt::format("format      {}, schema {}{}\n",
+                     trace::sourceFormatName(T.Format), T.SchemaVersion,
+                     T.BaseTimeNs ? ", times relative to baseTimeNanoseconds"
+                                  : "");
+  for (const auto &D : T.Devices)
+    Out += fmt::format("device      GPU {}: {} ({} SMs, compute {}.{}, {})\n",
+                       D.Id, D.Name, D.NumSms, D.ComputeMajor, D.ComputeMinor,
+                       formatBytes(D.TotalGlobalMem));
+  if (T.Distributed.Present)
+    Out += fmt::format(
+        "distributed rank {} of {}{}\n", T.Distributed.Rank,
+        T.Distributed.WorldSize < 0 ? std::string("?")
+                                    : std::to_string(T.Distributed.WorldSize),
+        T.Distributed.Backend.empty() ? "" : " (" + T.Distributed.Backend + ")");
+  Out += fmt::format("span        {}\n", formatDuration(F.Span));
+  Out += "events     ";
+  for (const auto &[K, N] : F.Kinds)
+    Out += fmt::format(" {} {},", formatCount(N), K);
+  Out.back() = '\n';
+  if (!T.SkippedCategories.empty()) {
+    Out += "not modelled";
+    for (const auto &[K, N] : T.SkippedCategories)
+      Out += fmt::format(" {} {},", formatCount(N), K);
+    Out.back() = '\n';
+  }
+
+  if (G) {
+    size_t Def = defaultIteration(*G);
+    std::vector<int64_t> S, E;
+    measuredTimes(*G, S, E);
+    Out += fmt::format("\niterations  {} from {}; default {} (steady state)\n",
+                       G->Iterations.size(), IterationNote,
+                       G->Iterations[Def].Label);
+    Table Tb;
+    Tb.alignRight(1);
+    for (size_t I = 0; I < G->Iterations.size(); ++I) {
+      const auto &It = G->Iterations[I];
+      if (G->Iterations.size() > 12 && I >= 5 && I + 5 < G->Iterations.size()) {
+        if (I == 5)
+          Tb.row({"...", ""});
+        continue;
+      }
+      Tb.row({It.Label, formatDuration(measuredPointTime(*G, It.End, E) -
+                                       measuredPointTime(*G, It.Begin, E))});
+    }
+    Out += Tb.render();
+    Out += fmt::format("GPU busy    {} of {} in the iterations ({})\n",
+                       formatDuration(F.GpuBusyInIterations),
+                       formatDuration(F.IterationsTime),
+                       formatPercent(F.IterationsTime
+                                         ? double(F.GpuBusyInIterations) /
+                                               double(F.IterationsTime)
+                                         : 0.0));
+  } else {
+    Out += fmt::format("\niterations  none: {}\n", IterationNote);
+  }
+
+  Out += "\nthreads\n";
+  Table Th;
+  Th.alignRight(1);
+  for (const Named &N : F.Threads)
+    Th.row({N.Name, formatCount(N.Count) + " events"});
+  Out += Th.render();
+  Out += "streams\n";
+  Table St;
+  St.alignRight(1);
+  St.alignRight(2);
+  for (const Named &N : F.Streams)
+    St.row({N.Name, formatCount(N.Count) + " events",
+            formatDuration(N.Time) + " busy"});
+  Out += St.render();
+
+  int64_t KernelTotal = 0;
+  for (trace::EventId X = 0; X < T.numEvents(); ++X)
+    if (T.Kind[X] == trace::EventKind::Kernel)
+      KernelTotal += T.Dur[X];
+  if (!F.Kernels.empty()) {
+    Out += "\ntop kernels by time\n";
+    Table K;
+    K.alignRight(0);
+    K.alignRight(1);
+    K.alignRight(2);
+    for (const Named &N : F.Kernels)
+      K.row({formatDuration(N.Time),
+             formatPercent(KernelTotal ? double(N.Time) / double(KernelTotal)
+                                       : 0.0),
+             formatCount(N.Count) + "x", shorten(N.Name)});
+    Out += K.render();
+  }
+  if (G && !F.Layers.empty()) {
+    std::vector<Named> L = F.Layers;
+    std::stable_sort(L.begin(), L.end(), [](const Named &A, const Named &B) {
+      return A.Time > B.Time;
+    });
+    Out += fmt::format("\nlayers      {} (top by GPU time)\n", L.size());
+    Table Ly;
+    Ly.alignRight(1);
+    Ly.alignRight(2);
+    for (size_t I = 0; I < L.size() && I < 10; ++I)
+      Ly.row({L[I].Name, formatDuration(L[I].Time),
+              formatCount(L[I].Count) + " GPU ops"});
+    Out += Ly.render();
+  }
+  std::fputs(Out.c_str(), stdout);
+}
+
+void printJson(const trace::Trace &T, const graph::Graph *G,
+               const std::string &IterationNote, const Facts &F) {
+  std::string Out;
+  JsonWriter W(Out);
+  W.beginObject();
+  W.field("trace", T.Path);
+  W.field("format", trace::sourceFormatName(T.Format));
+  W.field("schema_version", T.SchemaVersion);
+  W.key("devices").beginArray();
+  for (const auto &D : T.Devices)
+    W.beginObject()
+        .field("id", D.Id)
+        .field("name", D.Name)
+        .field("sms", D.NumSms)
+        .field("memory_bytes", D.TotalGlobalMem)
+        .endObject();
+  W.endArray();
+  if (T.Distributed.Present)
+    W.key("distributed")
+        .beginObject()
+        .field("rank", T.Distributed.Rank)
+        .field("world_size", T.Distributed.WorldSize)
+        .field("backend", T.Distributed.Backend)
+        .endObject();
+  W.field("span_ns", F.Span);
+  W.key("events").beginObject();
+  for (const auto &[K, N] : F.Kinds)
+    W.field(K, N);
+  W.endObject();
+  W.key("iterations").beginArray();
+  if (G) {
+    std::vector<int64_t> S, E;
+    measuredTimes(*G, S, E);
+    for (const auto &It : G->Iterations)
+      W.beginObject()
+          .field("iteration", It.Number)
+          .field("label", It.Label)
+          .field("measured_ns", measuredPointTime(*G, It.End, E) -
+                                    measuredPointTime(*G, It.Begin, E))
+          .endObject();
+  }
+  W.endArray();
+  W.field("iteration_source", IterationNote);
+  if (G) {
+    W.field("default_iteration",
+            G->Iterations[defaultIteration(*G)].Number);
+    W.field("gpu_busy_ns", F.GpuBusyInIterations);
+    W.field("iterations_ns", F.IterationsTime);
+  }
+  auto List = [&](const char *Key, const std::vector<Named> &V,
+                  const char *CountKey, const char *TimeKey) {
+    W.key(Key).beginArray();
+    for (const Named &N : V)
+      W.beginObject()
+          .field("name", N.Name)
+          .field(CountKey, N.Count)
+          .field(TimeKey, N.Time)
+          .endObject();
+    W.endArray();
+  };
+  List("threads", F.Threads, "events", "busy_ns");
+  List("streams", F.Streams, "events", "busy_ns");
+  List("top_kernels", F.Kernels, "count", "total_ns");
+  List("layers", F.Layers, "gpu_ops", "gpu_ns");
+  W.endObject();
+  Out += '\n';
+  std::fputs(Out.c_str(), stdout);
+}
+
+} // namespace
+
+int dd::driver::runInspect(const TraceOptions &O) {
+  graph::BuildOptions BO;
+  if (!O.Window.empty()) {
+    auto W = parseWindow(O.Window);
+    if (!W) {
+      reportError("ddscript", llvm::toString(W.takeError()));
+      return ExitBadInput;
+    }
+    BO.Window = *W;
+  }
+  auto T = loadTrace(O.TracePath);
+  if (!T) {
+    reportError(O.TracePath, llvm::toString(T.takeError()));
+    return ExitBadInput;
+  }
+  for (const std::string &W : T->Warnings)
+    reportWarning(O.TracePath, W);
+  // Without GPU work there is nothing ddscript can model.
+  if (!graph::hasGpuWork(*T)) {
+    reportError(O.TracePath, graph::noGpuWorkMessage(*T));
+    return ExitBadInput;
+  }
+  graph::BuildStats Stats;
+  auto G = graph::buildGraph(*T, BO, &Stats);
+  std::string Note;
+  std::optional<graph::Graph> Model;
+  if (G) {
+    Model = std::move(*G);
+    Note = Stats.IterationSource;
+  } else {
+    Note = llvm::toString(G.takeError());
+  }
+  Facts F = collect(*T, Model ? &*Model : nullptr);
+  if (O.Format == OutputFormat::Json)
+    printJson(*T, Model ? &*Model : nullptr, Note, F);
+  else
+    printText(*T, Model ? &*Model : nullptr, Note, F);
+  return ExitOk;
+}

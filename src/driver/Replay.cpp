@@ -1,0 +1,272 @@
+//===- Replay.cpp - ddscript replay ---------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Format.h"
+#include "driver/Session.h"
+#include "sim/CriticalPath.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+std::string shortName(std::string_view S) {
+  return S.size() <= 60 ? std::string(S) : std::string(S.substr(0, 57)) + "...";
+}
+
+struct IterationReport {
+  const graph::Iteration *It;
+  int64_t Measured, Replayed;
+  int64_t MeasuredBusy, ReplayedBusy;
+  sim::CriticalPath Path;
+  double error() const {
+    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
+  }
+};
+
+void printText(const std::string &Path, const graph::Graph &G,
+               const graph::BuildStats &Stats,
+               const std::vector<IterationReport> &Reports, size_t Default) {
+  std::string Out;
+  Out += fmt::format("trace      {}\n", Path);
+  if (Reports.size() == 1) {
+    const IterationReport &R = Reports[0];
+    size_t Index = static_cast<size_t>(R.It - G.Iterations.data());
+    Out += fmt::format("iteration  {} ({} of {}{})\n", R.It->Label, Index + 1,
+                       G.Iterations.size(),
+                       Index == Default ? ", steady state" : "");
+    Out += fmt::format("measured   {}\n", formatDuration(R.Measured));
+    Out += fmt::format("replayed   {}   error {}\n",
+                       formatDuration(R.Replayed),
+                       formatPercent(R.error(), true));
+    Out += fmt::format("GPU busy   {} measured, {} replayed ({} of the "
+                       "iteration)\n",
+                       formatDuration(R.MeasuredBusy),
+                       formatDuration(R.ReplayedBusy),
+                       formatPercent(R.Replayed ? double(R.ReplayedBusy) /
+                                                      double(R.Replayed)
+                                                : 0.0));
+    Out += fmt::format("\ncritical path  {}\n", formatDuration(R.Path.Length));
+    Table T;
+    T.alignRight(1);
+    T.alignRight(2);
+    size_t Shown = 0;
+    for (const sim::PathShare &S : sim::sharesByActivity(G, R.Path)) {
+      if (++Shown > 8)
+        break;
+      T.row({S.Label, formatDuration(S.Time),
+             formatPercent(double(S.Time) / double(std::max<int64_t>(
+                                                1, R.Path.Length)))});
+    }
+    Out += T.render();
+    auto Phases = sim::sharesByPhase(G, R.Path);
+    if (!Phases.empty()) {
+      Out += "  by phase:";
+      for (const auto &S : Phases)
+        Out += fmt::format(" {} {},", S.Label, formatDuration(S.Time));
+      Out.back() = '\n';
+    }
+    auto Layers = sim::sharesByLayer(G, R.Path);
+    if (!Layers.empty()) {
+      Out += "  by layer:";
+      size_t N = 0;
+      for (const auto &S : Layers) {
+        if (++N > 6)
+          break;
+        Out += fmt::format(" {} {},", S.Label, formatDuration(S.Time));
+      }
+      Out.back() = '\n';
+    }
+  } else {
+    Table T;
+    T.row({"iteration", "measured", "replayed", "error"});
+    T.alignRight(1);
+    T.alignRight(2);
+    T.alignRight(3);
+    double SumAbs = 0;
+    for (const IterationReport &R : Reports) {
+      T.row({R.It->Label, formatDuration(R.Measured),
+             formatDuration(R.Replayed), formatPercent(R.error(), true)});
+      SumAbs += std::fabs(R.error());
+    }
+    Out += T.render("");
+    Out += fmt::format("mean |error| {} over {} iterations\n",
+                       formatPercent(SumAbs / double(Reports.size())),
+                       Reports.size());
+  }
+  Out += fmt::format(
+      "\nmodel      {} tasks ({} GPU), {} CPU containers; edges: launch {}, "
+      "sync {}, queue-full {}, event-wait {}, wake {}, fwd-bwd {}\n",
+      formatCount(Stats.CpuLeaves + Stats.GpuTasks),
+      formatCount(Stats.GpuTasks), formatCount(Stats.Containers),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::Launch)]),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::Sync)]),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::QueueFull)]),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::EventWait)]),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::Wake)]),
+      formatCount(Stats.EdgesByKind[unsigned(graph::EdgeKind::FwdBwd)]));
+  Out += fmt::format(
+      "           launch queue depth {} ({}); typical launch latency {}, "
+      "stream gap {}, wake-up {}\n",
+      Stats.QueueCapacity,
+      Stats.QueueCapacityMeasured
+          ? fmt::format("measured from {} blocked launches",
+                        Stats.QueueBlockedCalls)
+          : std::string("assumed: no launch blocked in this trace"),
+      formatDuration(Stats.TypicalLaunchLatency),
+      formatDuration(Stats.TypicalStreamGap),
+      formatDuration(Stats.TypicalWake));
+  std::string Dropped;
+  for (unsigned K = 0; K < graph::NumEdgeKinds; ++K)
+    if (Stats.DroppedByKind[K])
+      Dropped += fmt::format("{}{} {}", Dropped.empty() ? "" : ", ",
+                             Stats.DroppedByKind[K],
+                             graph::edgeKindName(graph::EdgeKind(K)));
+  if (Stats.GpuWithoutLauncher || Stats.OverlappingLeaves ||
+      Stats.ClampedDelays)
+    Out += fmt::format("           trace quirks: {} GPU ops without a traced "
+                       "launch, {} overlapping CPU calls, {} dependencies "
+                       "the times contradict by under 2 us\n",
+                       Stats.GpuWithoutLauncher, Stats.OverlappingLeaves,
+                       Stats.ClampedDelays);
+  if (!Dropped.empty())
+    Out += fmt::format("           inferred dependencies the times disprove "
+                       "(dropped): {}\n",
+                       Dropped);
+  std::fputs(Out.c_str(), stdout);
+}
+
+void printJson(const graph::Graph &G,
+               const std::vector<IterationReport> &Reports) {
+  // One JSON object per line, one line per iteration.
+  for (const IterationReport &R : Reports) {
+    std::string Out;
+    JsonWriter W(Out);
+    W.beginObject();
+    W.field("iteration", R.It->Number);
+    W.field("label", R.It->Label);
+    W.field("measured_ns", R.Measured);
+    W.field("replayed_ns", R.Replayed);
+    W.field("error", R.error());
+    W.field("measured_gpu_busy_ns", R.MeasuredBusy);
+    W.field("replayed_gpu_busy_ns", R.ReplayedBusy);
+    W.field("critical_path_ns", R.Path.Length);
+    auto Shares = [&](const char *Key, const std::vector<sim::PathShare> &V) {
+      W.key(Key).beginArray();
+      for (const auto &S : V)
+        W.beginObject().field("what", S.Label).field("ns", S.Time).endObject();
+      W.endArray();
+    };
+    Shares("critical_path", sim::sharesByActivity(G, R.Path));
+    Shares("critical_path_phases", sim::sharesByPhase(G, R.Path));
+    Shares("critical_path_layers", sim::sharesByLayer(G, R.Path));
+    W.endObject();
+    Out += '\n';
+    std::fputs(Out.c_str(), stdout);
+  }
+}
+
+std::string describeBinding(const graph::Graph &G, uint32_t By) {
+  switch (By) {
+  case sim::BindOrigin: return "origin";
+  case sim::BindResource: return "resource predecessor";
+  case sim::BindOwn: return "own duration";
+  case sim::BindDispatch: return "dispatch";
+  default: {
+    const graph::Edge &E = G.Lowered[By];
+    return fmt::format("{} edge from #{} {}", graph::edgeKindName(E.Kind),
+                       E.Src, shortName(G.name(E.Src)));
+  }
+  }
+}
+
+void printDiverging(const graph::Graph &G, const sim::SimResult &R,
+                    const std::vector<int64_t> &MStart,
+                    const std::vector<int64_t> &MEnd, unsigned Limit) {
+  std::vector<graph::TaskId> Order;
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T)
+    if (G.isLeaf(T) && !G.isRemoved(T) && MStart[T] != graph::NoTime &&
+        (R.Start[T] != MStart[T] || R.End[T] != MEnd[T]))
+      Order.push_back(T);
+  std::stable_sort(Order.begin(), Order.end(), [&](auto A, auto B) {
+    return MStart[A] < MStart[B];
+  });
+  std::string Out = fmt::format("{} tasks replay differently from the trace\n",
+                                Order.size());
+  for (size_t I = 0; I < Order.size() && I < Limit; ++I) {
+    graph::TaskId T = Order[I];
+    Out += fmt::format(
+        "  #{} {} on {}: start {} (trace {}), end {} (trace {}); start by "
+        "{}; end by {}\n",
+        T, shortName(G.name(T)), G.Resources[G.Res[T]].Name,
+        R.Start[T] - MStart[T], MStart[T], R.End[T] - MEnd[T], MEnd[T],
+        describeBinding(G, R.StartBy[T]), describeBinding(G, R.EndBy[T]));
+  }
+  std::fputs(Out.c_str(), stderr);
+}
+
+} // namespace
+
+int dd::driver::runReplay(const TraceOptions &O) {
+  graph::BuildOptions BO;
+  if (!O.Window.empty()) {
+    auto W = parseWindow(O.Window);
+    if (!W) {
+      reportError("ddscript", llvm::toString(W.takeError()));
+      return ExitBadInput;
+    }
+    BO.Window = *W;
+  }
+  auto T = loadTrace(O.TracePath);
+  if (!T) {
+    reportError(O.TracePath, llvm::toString(T.takeError()));
+    return ExitBadInput;
+  }
+  graph::BuildStats Stats;
+  auto G = graph::buildGraph(*T, BO, &Stats);
+  if (!G) {
+    reportError(O.TracePath, llvm::toString(G.takeError()));
+    return ExitBadInput;
+  }
+  for (const std::string &W : T->Warnings)
+    reportWarning(O.TracePath, W);
+  auto Chosen = chooseIterations(*G, O.Iteration);
+  if (!Chosen) {
+    reportError(O.TracePath, llvm::toString(Chosen.takeError()));
+    return ExitBadInput;
+  }
+  auto R = sim::simulate(*G);
+  if (!R) {
+    reportError(O.TracePath, llvm::toString(R.takeError()));
+    return ExitInternal;
+  }
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
+  std::vector<IterationReport> Reports;
+  for (size_t I : *Chosen) {
+    const graph::Iteration &It = G->Iterations[I];
+    IterationReport Rep{&It, 0, 0, 0, 0, {}};
+    int64_t MB = measuredPointTime(*G, It.Begin, MEnd);
+    int64_t ME = measuredPointTime(*G, It.End, MEnd);
+    int64_t SB = sim::pointTime(*G, *R, It.Begin);
+    int64_t SE = sim::pointTime(*G, *R, It.End);
+    Rep.Measured = ME - MB;
+    Rep.Replayed = SE - SB;
+    Rep.MeasuredBusy = gpuBusy(*G, MStart, MEnd, MB, ME);
+    Rep.ReplayedBusy = gpuBusy(*G, R->Start, R->End, SB, SE);
+    Rep.Path = sim::criticalPath(*G, *R, It.End, SB);
+    Reports.push_back(std::move(Rep));
+  }
+  if (O.Diverging)
+    printDiverging(*G, *R, MStart, MEnd, O.Diverging);
+  if (O.Format == OutputFormat::Json)
+    printJson(*G, Reports);
+  else
+    printText(O.TracePath, *G, Stats, Reports, defaultIteration(*G));
+  return ExitOk;
+}

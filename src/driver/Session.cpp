@@ -1,0 +1,153 @@
+#include "driver/Session.h"
+
+#include "driver/Progress.h"
+#include "support/Error.h"
+#include "trace/Numbers.h"
+#include "trace/TraceReader.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace dd;
+using namespace dd::driver;
+
+void dd::driver::reportError(std::string_view File, std::string_view Msg) {
+  std::fprintf(stderr, "%.*s: error: %.*s\n", static_cast<int>(File.size()),
+               File.data(), static_cast<int>(Msg.size()), Msg.data());
+}
+
+void dd::driver::reportWarning(std::string_view File, std::string_view Msg) {
+  std::fprintf(stderr, "%.*s: warning: %.*s\n", static_cast<int>(File.size()),
+               File.data(), static_cast<int>(Msg.size()), Msg.data());
+}
+
+llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {
+  Progress P("loading " + Path);
+  auto T = trace::readTrace(Path, [&](double F) { P.update(F); });
+  P.done();
+  return T;
+}
+
+llvm::Expected<std::pair<int64_t, int64_t>>
+dd::driver::parseWindow(std::string_view S) {
+  size_t Colon = S.find(':');
+  auto Bad = [&]() {
+    return makeError("invalid --window '" + llvm::Twine(S) +
+                     "': expected START:END in microseconds from the start "
+                     "of the trace, e.g. 1200:85000");
+  };
+  if (Colon == std::string_view::npos)
+    return Bad();
+  auto A = trace::parseMicrosAsNanos(S.substr(0, Colon));
+  auto B = trace::parseMicrosAsNanos(S.substr(Colon + 1));
+  if (!A || !B)
+    return Bad();
+  if (*A < 0 || *B <= *A)
+    return makeError("invalid --window '" + llvm::Twine(S) +
+                     "': need 0 <= START < END");
+  return std::make_pair(*A, *B);
+}
+
+size_t dd::driver::defaultIteration(const graph::Graph &G) {
+  size_t N = G.Iterations.size();
+  if (N <= 2)
+    return N - 1;
+  std::vector<size_t> Mid;
+  for (size_t I = 1; I + 1 < N; ++I)
+    Mid.push_back(I);
+  std::stable_sort(Mid.begin(), Mid.end(), [&](size_t A, size_t B) {
+    return G.Iterations[A].measured() < G.Iterations[B].measured();
+  });
+  return Mid[(Mid.size() - 1) / 2];
+}
+
+llvm::Expected<std::vector<size_t>>
+dd::driver::chooseIterations(const graph::Graph &G, std::string_view Choice) {
+  std::vector<size_t> Out;
+  if (Choice.empty()) {
+    Out.push_back(defaultIteration(G));
+    return Out;
+  }
+  if (Choice == "all") {
+    for (size_t I = 0; I < G.Iterations.size(); ++I)
+      Out.push_back(I);
+    return Out;
+  }
+  auto N = trace::parseScaledDecimal(Choice, 0);
+  std::string Known;
+  for (const auto &It : G.Iterations)
+    Known += (Known.empty() ? "" : ", ") + std::to_string(It.Number);
+  if (!N || Choice.find('.') != std::string_view::npos)
+    return makeError("invalid --iteration '" + llvm::Twine(Choice) +
+                     "': expected a number or 'all' (the trace has " + Known +
+                     ")");
+  for (size_t I = 0; I < G.Iterations.size(); ++I)
+    if (G.Iterations[I].Number == *N)
+      Out.push_back(I);
+  if (Out.empty())
+    return makeError("the trace has no iteration " + llvm::Twine(*N) +
+                     " (it has " + Known + ")");
+  return Out;
+}
+
+int64_t dd::driver::gpuBusy(const graph::Graph &G,
+                            const std::vector<int64_t> &Start,
+                            const std::vector<int64_t> &End, int64_t Begin,
+                            int64_t End_) {
+  std::vector<std::pair<int64_t, int64_t>> Iv;
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+    if (!G.isGpu(T) || G.isRemoved(T) || Start[T] == graph::NoTime)
+      continue;
+    int64_t B = std::max(Start[T], Begin), E = std::min(End[T], End_);
+    if (E > B)
+      Iv.push_back({B, E});
+  }
+  std::sort(Iv.begin(), Iv.end());
+  int64_t Busy = 0, CurB = INT64_MIN, CurE = INT64_MIN;
+  for (auto [B, E] : Iv) {
+    if (B > CurE) {
+      if (CurE > CurB)
+        Busy += CurE - CurB;
+      CurB = B;
+      CurE = E;
+    } else {
+      CurE = std::max(CurE, E);
+    }
+  }
+  if (CurE > CurB)
+    Busy += CurE - CurB;
+  return Busy;
+}
+
+void dd::driver::measuredTimes(const graph::Graph &G,
+                               std::vector<int64_t> &Start,
+                               std::vector<int64_t> &End) {
+  Start.assign(G.numTasks(), graph::NoTime);
+  End.assign(G.numTasks(), graph::NoTime);
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+    if (G.MeasuredStart[T] == graph::NoTime)
+      continue;
+    Start[T] = G.MeasuredStart[T] - G.Origin;
+    End[T] = Start[T] + G.MeasuredDur[T];
+  }
+}
+
+int64_t dd::driver::measuredPointTime(const graph::Graph &G,
+                                      const graph::Iteration::Point &P,
+                                      const std::vector<int64_t> &End) {
+  using PK = graph::Iteration::PointKind;
+  switch (P.Kind) {
+  case PK::Origin: return 0;
+  case PK::TaskStart: return G.MeasuredStart[P.Task] - G.Origin;
+  case PK::TaskEnd: return End[P.Task];
+  case PK::Makespan: {
+    // As the simulator counts it: over the tasks it runs (leaves).
+    int64_t M = 0;
+    for (graph::TaskId T = 0; T < G.numTasks(); ++T)
+      if (End[T] != graph::NoTime && G.isLeaf(T) && !G.isRemoved(T))
+        M = std::max(M, End[T]);
+    return M;
+  }
+  }
+  return 0;
+}

@@ -1,0 +1,53 @@
+//===- Session.h - Loading traces and models for the commands ---*- C++ -*-===//
+#ifndef DD_DRIVER_SESSION_H
+#define DD_DRIVER_SESSION_H
+
+#include "builder/GraphBuilder.h"
+#include "sim/Simulator.h"
+#include "trace/Trace.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::driver {
+
+/// Exit codes of the ddscript command.
+enum ExitCode : int { ExitOk = 0, ExitBadInput = 2, ExitInternal = 3 };
+
+/// Prints "FILE: error: MESSAGE" on stderr (the one-line error format).
+void reportError(std::string_view File, std::string_view Message);
+/// Prints "FILE: warning: MESSAGE" on stderr.
+void reportWarning(std::string_view File, std::string_view Message);
+
+/// Loads a trace, with a progress line for slow loads.
+llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
+
+/// Parses a --window value "START:END" (microseconds from the trace start).
+llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
+
+/// Which iterations a command reports: "" (the default, a steady-state
+/// one), a number as the trace numbers them, or "all".
+llvm::Expected<std::vector<size_t>> chooseIterations(const graph::Graph &G,
+                                                     std::string_view Choice);
+/// The default iteration: the median-length one, first and last excluded.
+size_t defaultIteration(const graph::Graph &G);
+
+/// Measured and simulated busy time of the GPU streams inside [Begin, End).
+int64_t gpuBusy(const graph::Graph &G, const std::vector<int64_t> &Start,
+                const std::vector<int64_t> &End, int64_t Begin, int64_t End_);
+
+/// Measured start and end of the tasks, on the simulator's time axis
+/// (ns from the graph's origin), for comparisons with a SimResult.
+void measuredTimes(const graph::Graph &G, std::vector<int64_t> &Start,
+                   std::vector<int64_t> &End);
+/// The measured time of an iteration boundary on that axis.
+int64_t measuredPointTime(const graph::Graph &G,
+                          const graph::Iteration::Point &P,
+                          const std::vector<int64_t> &End);
+
+} // namespace dd::driver
+
+#endif

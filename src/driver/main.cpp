@@ -1,0 +1,70 @@
+//===- main.cpp - The ddscript command line -------------------------------===//
+//
+// The only file that includes CLI11 (it is slow to compile).
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Session.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+using namespace dd::driver;
+
+namespace {
+
+void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
+  Cmd->add_option("--trace,-t", O.TracePath,
+                  "Trace file: PyTorch profiler JSON (.json, .json.gz)")
+      ->required();
+  if (Iterations)
+    Cmd->add_option("--iteration,-i", O.Iteration,
+                    "Iteration to report: its number as the trace numbers "
+                    "it (ProfilerStep#N), or 'all'; default: a steady-state "
+                    "one");
+  Cmd->add_option("--window", O.Window,
+                  "Replay this window instead of the trace's iterations: "
+                  "START:END in microseconds from the trace start");
+  Cmd->add_option("--format", O.Format, "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
+                                              {"json", OutputFormat::Json}},
+          CLI::ignore_case));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App App{"ddscript: predict what an optimization does to DNN training "
+               "time, from one profiled run"};
+  App.require_subcommand(1);
+  App.set_version_flag("--version", "ddscript 0.1.0");
+
+  TraceOptions Inspect;
+  CLI::App *InspectCmd = App.add_subcommand(
+      "inspect", "Show what a trace holds: iterations, threads, streams, "
+                 "GPU busy time, top kernels, layers");
+  addTraceOptions(InspectCmd, Inspect, false);
+  InspectCmd->callback([&] { std::exit(runInspect(Inspect)); });
+
+  TraceOptions Replay;
+  CLI::App *ReplayCmd = App.add_subcommand(
+      "replay", "Replay iterations of a trace: measured vs replayed time and "
+                "the critical path");
+  addTraceOptions(ReplayCmd, Replay, true);
+  ReplayCmd->add_option("--diverging", Replay.Diverging,
+                        "Also list the first N tasks whose replayed start "
+                        "differs from the trace, with what bound them");
+  ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
+
+  try {
+    App.parse(argc, argv);
+  } catch (const CLI::ParseError &E) {
+    int Rc = App.exit(E);
+    // Help and version are successes; usage errors are bad input.
+    return Rc == 0 ? 0 : ExitBadInput;
+  }
+  return 0;
+}

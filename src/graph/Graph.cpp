@@ -1,0 +1,429 @@
+#include "graph/Graph.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+using namespace dd;
+using namespace dd::graph;
+
+const char *graph::taskKindName(TaskKind K) {
+  switch (K) {
+  case TaskKind::CpuOp: return "cpu_op";
+  case TaskKind::Annotation: return "annotation";
+  case TaskKind::Runtime: return "runtime";
+  case TaskKind::Kernel: return "kernel";
+  case TaskKind::Memcpy: return "memcpy";
+  case TaskKind::Memset: return "memset";
+  case TaskKind::Comm: return "comm";
+  }
+  return "?";
+}
+
+const char *graph::phaseName(Phase P) {
+  switch (P) {
+  case Phase::Unknown: return "unknown";
+  case Phase::Forward: return "forward";
+  case Phase::Backward: return "backward";
+  case Phase::Optimizer: return "optimizer";
+  case Phase::Other: return "other";
+  }
+  return "?";
+}
+
+const char *graph::resourceKindName(ResourceKind K) {
+  switch (K) {
+  case ResourceKind::CpuThread: return "thread";
+  case ResourceKind::GpuStream: return "stream";
+  case ResourceKind::Channel: return "channel";
+  }
+  return "?";
+}
+
+const char *graph::edgeKindName(EdgeKind K) {
+  switch (K) {
+  case EdgeKind::Launch: return "launch";
+  case EdgeKind::Sync: return "sync";
+  case EdgeKind::QueueFull: return "queue-full";
+  case EdgeKind::EventWait: return "event-wait";
+  case EdgeKind::Wake: return "wake";
+  case EdgeKind::FwdBwd: return "fwd-bwd";
+  case EdgeKind::Script: return "script";
+  case EdgeKind::Bridge: return "bridge";
+  }
+  return "?";
+}
+
+TaskId Graph::addTask(TaskKind K, std::string_view TaskName, ResourceId R,
+                      int64_t Duration) {
+  TaskId T = static_cast<TaskId>(Kind.size());
+  Kind.push_back(K);
+  Name.push_back(Strings.intern(TaskName));
+  Res.push_back(R);
+  Dur.push_back(Duration);
+  MeasuredDur.push_back(NoTime);
+  MeasuredStart.push_back(NoTime);
+  Gap.push_back(0);
+  OrderKey.push_back(0);
+  Parent.push_back(NoTask);
+  Launcher.push_back(NoTask);
+  LayerOf.push_back(NoLayer);
+  PhaseOf.push_back(Phase::Unknown);
+  IterationOf.push_back(-1);
+  Flags.push_back(0);
+  Bytes.push_back(-1);
+  Correlation.push_back(-1);
+  Event.push_back(~0u);
+  FirstLeaf.push_back(NoTask);
+  LastLeaf.push_back(NoTask);
+  Lead.push_back(0);
+  Trail.push_back(0);
+  Dirty = true;
+  return T;
+}
+
+ResourceId Graph::addResource(ResourceKind K, int32_t Device, int64_t Id,
+                              std::string ResName) {
+  Resource R;
+  R.Kind = K;
+  R.Device = Device;
+  R.Id = Id;
+  R.Name = std::move(ResName);
+  R.Order = K == ResourceKind::Channel ? Ordering::Fifo : Ordering::Program;
+  Resources.push_back(std::move(R));
+  Dirty = true;
+  return static_cast<ResourceId>(Resources.size() - 1);
+}
+
+ResourceId Graph::findResource(ResourceKind K, std::string_view ResName) const {
+  for (ResourceId R = 0; R < Resources.size(); ++R)
+    if (Resources[R].Kind == K && Resources[R].Name == ResName)
+      return R;
+  return NoResource;
+}
+
+void Graph::addEdge(TaskId Src, TaskId Dst, EdgeKind K, Anchor A,
+                    int64_t Delay) {
+  Edges.push_back({Src, Dst, K, A, Delay});
+  Dirty = true;
+}
+
+std::vector<TaskId> Graph::leavesOf(TaskId T) const {
+  assert(!Dirty && "leavesOf needs a finalized graph");
+  std::vector<TaskId> Out;
+  if (isRemoved(T))
+    return Out;
+  if (isLeaf(T)) {
+    Out.push_back(T);
+    return Out;
+  }
+  TaskId First = FirstLeaf[T], Last = LastLeaf[T];
+  if (First == NoTask || Res[First] == NoResource)
+    return Out;
+  // Leaves may have been removed since; scan the resource order between the
+  // positions the first and last leaf had, checking ancestry.
+  const auto &Seq = ResourceTasks[Res[First]];
+  auto Before = [&](TaskId A, TaskId B) {
+    return std::make_pair(OrderKey[A], A) < std::make_pair(OrderKey[B], B);
+  };
+  auto It = std::lower_bound(Seq.begin(), Seq.end(), First, Before);
+  for (; It != Seq.end() && !Before(Last, *It); ++It) {
+    for (TaskId P = Parent[*It]; P != NoTask; P = Parent[P])
+      if (P == T) {
+        Out.push_back(*It);
+        break;
+      }
+  }
+  return Out;
+}
+
+void Graph::removeTasks(const llvm::BitVector &Set) {
+  if (Dirty)
+    finalize();
+  size_t N = numTasks();
+  // Containers that are removed whole, but whose parent is not: the time
+  // around their leaves outside them stays on the thread.
+  std::vector<TaskId> Maximal;
+  for (TaskId T = 0; T < N; ++T) {
+    if (!Set.test(T) || isRemoved(T))
+      continue;
+    bool ParentRemoved = Parent[T] != NoTask &&
+                         (Set.test(Parent[T]) || isRemoved(Parent[T]));
+    if (isContainer(T) && !ParentRemoved)
+      Maximal.push_back(T);
+  }
+  for (TaskId T = 0; T < N; ++T) {
+    bool R = Set.test(T) || (Parent[T] != NoTask && isRemoved(Parent[T]));
+    assert((Parent[T] == NoTask || Parent[T] < T) &&
+           "containers precede their children");
+    if (R)
+      Flags[T] |= TF_Removed;
+  }
+  for (TaskId C : Maximal) {
+    TaskId First = FirstLeaf[C], Last = LastLeaf[C];
+    if (First == NoTask || Res[First] == NoResource)
+      continue;
+    int64_t Outside = std::max<int64_t>(0, Gap[First] - Lead[C]);
+    const auto &Seq = ResourceTasks[Res[First]];
+    for (uint32_t P = PosOnRes[Last] + 1; P < Seq.size(); ++P) {
+      if (!isRemoved(Seq[P])) {
+        Gap[Seq[P]] += Outside;
+        break;
+      }
+    }
+  }
+  Dirty = true;
+}
+
+namespace {
+/// A source point reached through removed tasks, with the delay so far.
+struct EffSource {
+  TaskId Src;
+  bool FromStart;
+  int64_t Delay;
+};
+} // namespace
+
+void Graph::lowerEdges() {
+  size_t N = numTasks();
+  Lowered.clear();
+  // Map container endpoints onto their first/last live leaf.
+  auto LiveLeafFrom = [&](TaskId C, bool Last) -> TaskId {
+    std::vector<TaskId> Leaves = leavesOf(C);
+    if (Leaves.empty())
+      return NoTask;
+    return Last ? Leaves.back() : Leaves.front();
+  };
+  llvm::DenseMap<TaskId, std::pair<TaskId, TaskId>> ContainerEnds;
+  auto Ends = [&](TaskId C) {
+    auto It = ContainerEnds.find(C);
+    if (It != ContainerEnds.end())
+      return It->second;
+    // A removed container maps onto its (removed) leaves, so the edge is
+    // bridged like any other edge through removed tasks.
+    auto P = isRemoved(C) ? std::make_pair(FirstLeaf[C], LastLeaf[C])
+                          : std::make_pair(LiveLeafFrom(C, false),
+                                           LiveLeafFrom(C, true));
+    ContainerEnds[C] = P;
+    return P;
+  };
+
+  // Leaf-level edges, some touching removed leaves.
+  std::vector<Edge> LeafEdges;
+  LeafEdges.reserve(Edges.size());
+  for (Edge E : Edges) {
+    bool FS = fromStart(E.At), TE = toEnd(E.At);
+    if (isContainer(E.Src)) {
+      auto [F, L] = Ends(E.Src);
+      if (F == NoTask)
+        continue;
+      if (FS) {
+        E.Delay -= Lead[E.Src];
+        E.Src = F;
+      } else {
+        E.Delay += Trail[E.Src];
+        E.Src = L;
+      }
+    }
+    if (isContainer(E.Dst)) {
+      auto [F, L] = Ends(E.Dst);
+      if (F == NoTask)
+        continue;
+      if (TE) {
+        E.Delay -= Trail[E.Dst];
+        E.Dst = L;
+      } else {
+        E.Delay += Lead[E.Dst];
+        E.Dst = F;
+      }
+    }
+    if (E.Src == E.Dst)
+      continue;
+    LeafEdges.push_back(E);
+  }
+
+  // Bridge dependencies through removed leaves.
+  std::vector<std::vector<uint32_t>> InOfRemoved;
+  llvm::DenseMap<TaskId, uint32_t> RemovedIndex;
+  for (uint32_t I = 0; I < LeafEdges.size(); ++I) {
+    const Edge &E = LeafEdges[I];
+    if (isRemoved(E.Dst)) {
+      auto [It, New] = RemovedIndex.try_emplace(
+          E.Dst, static_cast<uint32_t>(InOfRemoved.size()));
+      if (New)
+        InOfRemoved.emplace_back();
+      InOfRemoved[It->second].push_back(I);
+    }
+  }
+  llvm::DenseMap<TaskId, std::vector<EffSource>> Memo;
+  // Effective live sources of a removed leaf (iterative DFS would be nicer;
+  // chains through explicit edges between removed tasks are short).
+  std::function<const std::vector<EffSource> &(TaskId, unsigned)> Eff =
+      [&](TaskId R, unsigned Depth) -> const std::vector<EffSource> & {
+    auto It = Memo.find(R);
+    if (It != Memo.end())
+      return It->second;
+    std::vector<EffSource> Out;
+    auto Add = [&](EffSource S) {
+      for (EffSource &O : Out)
+        if (O.Src == S.Src && O.FromStart == S.FromStart) {
+          O.Delay = std::max(O.Delay, S.Delay);
+          return;
+        }
+      Out.push_back(S);
+    };
+    if (TaskId P = RemovedResPred[R]; P != NoTask)
+      Add({P, false, 0});
+    auto RI = RemovedIndex.find(R);
+    if (RI != RemovedIndex.end() && Depth < 64) {
+      for (uint32_t EI : InOfRemoved[RI->second]) {
+        const Edge &E = LeafEdges[EI];
+        if (!isRemoved(E.Src)) {
+          Add({E.Src, fromStart(E.At), E.Delay});
+          continue;
+        }
+        for (const EffSource &S : Eff(E.Src, Depth + 1))
+          Add({S.Src, S.FromStart, S.Delay + E.Delay});
+      }
+    }
+    return Memo[R] = std::move(Out);
+  };
+
+  for (const Edge &E : LeafEdges) {
+    if (isRemoved(E.Dst))
+      continue;
+    if (!isRemoved(E.Src)) {
+      Lowered.push_back(E);
+      continue;
+    }
+    for (const EffSource &S : Eff(E.Src, 0)) {
+      if (S.Src == E.Dst)
+        continue;
+      Lowered.push_back({S.Src, E.Dst, EdgeKind::Bridge,
+                         makeAnchor(S.FromStart, toEnd(E.At)),
+                         S.Delay + E.Delay});
+    }
+  }
+  (void)N;
+}
+
+bool Graph::finalize(std::string *Error) {
+  size_t N = numTasks();
+  // Resource order over all leaves, removed ones included, so a removed
+  // leaf knows the live leaf before it.
+  ResourceTasks.assign(Resources.size(), {});
+  for (TaskId T = 0; T < N; ++T)
+    if (isLeaf(T) && Res[T] != NoResource)
+      ResourceTasks[Res[T]].push_back(T);
+  RemovedResPred.assign(N, NoTask);
+  for (auto &Seq : ResourceTasks) {
+    std::sort(Seq.begin(), Seq.end(), [&](TaskId A, TaskId B) {
+      return std::make_pair(OrderKey[A], A) < std::make_pair(OrderKey[B], B);
+    });
+    TaskId LastLive = NoTask;
+    for (TaskId T : Seq) {
+      if (isRemoved(T))
+        RemovedResPred[T] = LastLive;
+      else
+        LastLive = T;
+    }
+    Seq.erase(std::remove_if(Seq.begin(), Seq.end(),
+                             [&](TaskId T) { return isRemoved(T); }),
+              Seq.end());
+  }
+  PrevOnRes.assign(N, NoTask);
+  NextOnRes.assign(N, NoTask);
+  PosOnRes.assign(N, ~0u);
+  for (ResourceId R = 0; R < Resources.size(); ++R) {
+    const auto &Seq = ResourceTasks[R];
+    for (uint32_t I = 0; I < Seq.size(); ++I) {
+      PosOnRes[Seq[I]] = I;
+      if (I > 0)
+        PrevOnRes[Seq[I]] = Seq[I - 1];
+      if (I + 1 < Seq.size())
+        NextOnRes[Seq[I]] = Seq[I + 1];
+    }
+  }
+  Dirty = false; // leavesOf() is usable from here on
+  lowerEdges();
+
+  auto BuildCsr = [&](bool ByDst, std::vector<uint32_t> &Begin,
+                      std::vector<uint32_t> &Items) {
+    Begin.assign(N + 1, 0);
+    for (const Edge &E : Lowered)
+      ++Begin[(ByDst ? E.Dst : E.Src) + 1];
+    for (size_t I = 0; I < N; ++I)
+      Begin[I + 1] += Begin[I];
+    Items.assign(Lowered.size(), 0);
+    std::vector<uint32_t> Fill(Begin.begin(), Begin.end() - 1);
+    for (uint32_t I = 0; I < Lowered.size(); ++I)
+      Items[Fill[ByDst ? Lowered[I].Dst : Lowered[I].Src]++] = I;
+  };
+  BuildCsr(true, InBegin, InEdges);
+  BuildCsr(false, OutBegin, OutEdges);
+
+  if (!checkAcyclic(Error)) {
+    Dirty = true;
+    return false;
+  }
+  return true;
+}
+
+bool Graph::checkAcyclic(std::string *Error) const {
+  // Kahn's algorithm over points: 2*T is the start of T, 2*T+1 its end.
+  size_t N = numTasks();
+  std::vector<uint32_t> Pending(2 * N, 0);
+  size_t Live = 0;
+  for (TaskId T = 0; T < N; ++T) {
+    if (!isLeaf(T) || isRemoved(T))
+      continue;
+    ++Live;
+    Pending[2 * T + 1] = 1; // its own start
+    if (PrevOnRes[T] != NoTask &&
+        Resources[Res[T]].Order == Ordering::Program)
+      ++Pending[2 * T];
+    for (uint32_t EI : inEdges(T))
+      ++Pending[2 * T + (toEnd(Lowered[EI].At) ? 1 : 0)];
+  }
+  std::vector<uint32_t> Work;
+  for (TaskId T = 0; T < N; ++T)
+    if (isLeaf(T) && !isRemoved(T) && Pending[2 * T] == 0)
+      Work.push_back(2 * T);
+  size_t Done = 0;
+  while (!Work.empty()) {
+    uint32_t P = Work.back();
+    Work.pop_back();
+    ++Done;
+    TaskId T = P / 2;
+    bool IsEnd = P & 1;
+    auto Release = [&](uint32_t Q) {
+      if (--Pending[Q] == 0)
+        Work.push_back(Q);
+    };
+    if (!IsEnd) {
+      Release(2 * T + 1);
+    } else if (NextOnRes[T] != NoTask &&
+               Resources[Res[T]].Order == Ordering::Program) {
+      Release(2 * NextOnRes[T]);
+    }
+    for (uint32_t EI : outEdges(T)) {
+      const Edge &E = Lowered[EI];
+      if (fromStart(E.At) == !IsEnd)
+        Release(2 * E.Dst + (toEnd(E.At) ? 1 : 0));
+    }
+  }
+  if (Done == 2 * Live)
+    return true;
+  if (Error) {
+    for (TaskId T = 0; T < N; ++T) {
+      if (isLeaf(T) && !isRemoved(T) && Pending[2 * T] != 0) {
+        *Error = "the dependencies form a cycle (task '" +
+                 std::string(name(T)) + "' can never start)";
+        break;
+      }
+    }
+  }
+  return false;
+}

@@ -1,0 +1,237 @@
+//===- Graph.h - The dependency graph of a profiled run ---------*- C++ -*-===//
+//
+// Daydream's dependency graph, stored as struct-of-arrays with 32-bit task
+// ids. A task is a leaf CPU call (an operator without traced children, a
+// CUDA API call) or a GPU operation (kernel, copy, set, collective), or an
+// inserted task. CPU operators that contain other calls are "containers":
+// they are tasks for selection and reporting, but the simulator schedules
+// only their leaves and derives their times from them.
+//
+// Dependencies come in two forms:
+//   * resource order, implicit: tasks on one resource (CPU thread, GPU
+//     stream, communication channel) run one at a time in their order, and a
+//     task may start Gap ns after its predecessor on the resource ended;
+//   * explicit edges (launch, synchronisation, event waits, cross-thread
+//     wake-ups, inserted dependencies), stored in a flat list and indexed as
+//     CSR in both directions. Each edge ties a point of its source (start or
+//     end) to a point of its destination (start or end) with a delay.
+//
+// Scripts change durations, insert and remove tasks and add edges; derived
+// indexes (resource order, CSR, lowered edges) are rebuilt by finalize().
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_GRAPH_GRAPH_H
+#define DD_GRAPH_GRAPH_H
+
+#include "support/StringPool.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dd::graph {
+
+using TaskId = uint32_t;
+using ResourceId = uint32_t;
+using LayerId = uint32_t;
+constexpr TaskId NoTask = ~0u;
+constexpr ResourceId NoResource = ~0u;
+constexpr LayerId NoLayer = ~0u;
+constexpr int64_t NoTime = INT64_MIN;
+
+enum class TaskKind : uint8_t {
+  CpuOp,      ///< a framework operator (aten::*, autograd nodes)
+  Annotation, ///< a user annotation (record_function, ProfilerStep#N)
+  Runtime,    ///< a CUDA runtime/driver API call
+  Kernel,     ///< a GPU compute kernel
+  Memcpy,     ///< a GPU memory copy
+  Memset,     ///< a GPU memory set
+  Comm,       ///< a communication operation (NCCL kernel, inserted collective)
+};
+constexpr unsigned NumTaskKinds = 7;
+const char *taskKindName(TaskKind K);
+inline bool isGpuKind(TaskKind K) { return K >= TaskKind::Kernel; }
+
+enum class Phase : uint8_t { Unknown, Forward, Backward, Optimizer, Other };
+constexpr unsigned NumPhases = 5;
+const char *phaseName(Phase P);
+
+enum class ResourceKind : uint8_t { CpuThread, GpuStream, Channel };
+const char *resourceKindName(ResourceKind K);
+
+/// How a resource picks among tasks that are ready at the same time.
+enum class Ordering : uint8_t {
+  Program,  ///< the recorded order (CPU threads, GPU streams)
+  Fifo,     ///< first ready, first served; ties by sequence number
+  Priority, ///< lowest priority value first; ties by readiness, then sequence
+};
+
+struct Resource {
+  ResourceKind Kind;
+  int32_t Device = -1;
+  int64_t Id = 0; ///< thread id, stream id, or channel ordinal
+  std::string Name;
+  Ordering Order = Ordering::Program;
+};
+
+enum class EdgeKind : uint8_t {
+  Launch,    ///< CPU launch call -> the GPU work it enqueued
+  Sync,      ///< GPU work -> the blocking CPU call that waited for it
+  QueueFull, ///< GPU work -> a launch call blocked on a full launch queue
+  EventWait, ///< GPU work -> GPU work on another stream (event record/wait)
+  Wake,      ///< CPU task -> a task on another thread that it woke up
+  FwdBwd,    ///< forward operator -> its backward operator
+  Script,    ///< added by a .dd script
+  Bridge,    ///< added when a task between two others was removed
+};
+constexpr unsigned NumEdgeKinds = 8;
+const char *edgeKindName(EdgeKind K);
+
+/// Which point of the source constrains which point of the destination.
+enum class Anchor : uint8_t {
+  EndToStart,   ///< dst may start Delay ns after src ended
+  StartToStart, ///< dst may start Delay ns after src started
+  EndToEnd,     ///< dst may end no earlier than Delay ns after src ended
+  StartToEnd,   ///< dst may end no earlier than Delay ns after src started
+};
+inline bool fromStart(Anchor A) {
+  return A == Anchor::StartToStart || A == Anchor::StartToEnd;
+}
+inline bool toEnd(Anchor A) {
+  return A == Anchor::EndToEnd || A == Anchor::StartToEnd;
+}
+inline Anchor makeAnchor(bool FromStart, bool ToEnd) {
+  return FromStart ? (ToEnd ? Anchor::StartToEnd : Anchor::StartToStart)
+                   : (ToEnd ? Anchor::EndToEnd : Anchor::EndToStart);
+}
+
+struct Edge {
+  TaskId Src, Dst;
+  EdgeKind Kind;
+  Anchor At;
+  int64_t Delay;
+};
+
+/// Task flags.
+enum TaskFlag : uint8_t {
+  TF_Container = 1 << 0, ///< has traced children; not scheduled itself
+  TF_Inserted = 1 << 1,  ///< created by a script
+  TF_Removed = 1 << 2,   ///< deleted by a script
+  TF_Blocking = 1 << 3,  ///< a CPU call whose end waits on GPU work
+  TF_Changed = 1 << 4,   ///< duration changed by a script
+};
+
+struct Layer {
+  std::string Name;
+  uint32_t Index; ///< order of first appearance in the forward pass
+};
+
+/// One iteration of the training loop, and the points that bound it.
+struct Iteration {
+  enum class PointKind : uint8_t { Origin, TaskStart, TaskEnd, Makespan };
+  struct Point {
+    PointKind Kind = PointKind::Origin;
+    TaskId Task = NoTask;
+  };
+  int64_t Number = 0;       ///< as the trace numbers it (ProfilerStep#N)
+  int64_t MeasuredBegin = 0; ///< trace time, ns
+  int64_t MeasuredEnd = 0;
+  Point Begin, End;
+  std::string Label; ///< "ProfilerStep#12", "optimizer step 3", "window"
+  int64_t measured() const { return MeasuredEnd - MeasuredBegin; }
+};
+
+class Graph {
+public:
+  // --- Tasks (struct-of-arrays) ---------------------------------------
+  std::vector<TaskKind> Kind;
+  std::vector<StringId> Name;
+  std::vector<ResourceId> Res;        ///< NoResource for containers
+  std::vector<int64_t> Dur;           ///< current duration (ns)
+  std::vector<int64_t> MeasuredDur;   ///< as traced (NoTime if inserted)
+  std::vector<int64_t> MeasuredStart; ///< trace time (NoTime if inserted)
+  std::vector<int64_t> Gap;       ///< delay after the resource predecessor
+  std::vector<int64_t> OrderKey;  ///< position in its resource's order
+  std::vector<TaskId> Parent;     ///< enclosing container, or NoTask
+  std::vector<TaskId> Launcher;   ///< CPU call that launched a GPU task
+  std::vector<LayerId> LayerOf;
+  std::vector<Phase> PhaseOf;
+  std::vector<int32_t> IterationOf; ///< index into Iterations, or -1
+  std::vector<uint8_t> Flags;
+  std::vector<int64_t> Bytes;       ///< bytes moved, or -1
+  std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
+  std::vector<uint32_t> Event;      ///< trace event, or ~0u
+  /// Containers: the first and last leaf (in resource order) they enclose,
+  /// and the measured time before the first and after the last.
+  std::vector<TaskId> FirstLeaf, LastLeaf;
+  std::vector<int64_t> Lead, Trail;
+
+  std::vector<Resource> Resources;
+  std::vector<Edge> Edges;
+  std::vector<Layer> Layers;
+  std::vector<Iteration> Iterations;
+  StringPool Strings;
+  int64_t Origin = 0; ///< trace time of simulated time 0
+
+  // --- Derived indexes, valid after finalize() --------------------------
+  /// Leaves of each resource in order; PrevOnRes/NextOnRes per task.
+  std::vector<std::vector<TaskId>> ResourceTasks;
+  std::vector<TaskId> PrevOnRes, NextOnRes;
+  std::vector<uint32_t> PosOnRes; ///< index into ResourceTasks[Res[T]]
+  /// Edges lowered onto leaves (containers replaced by their first or last
+  /// live leaf, removed tasks bridged) and indexed by destination and source.
+  std::vector<Edge> Lowered;
+  std::vector<uint32_t> InBegin, InEdges;   ///< CSR: lowered edges by Dst
+  std::vector<uint32_t> OutBegin, OutEdges; ///< CSR: lowered edges by Src
+
+  size_t numTasks() const { return Kind.size(); }
+  std::string_view name(TaskId T) const { return Strings.str(Name[T]); }
+  bool isContainer(TaskId T) const { return Flags[T] & TF_Container; }
+  bool isRemoved(TaskId T) const { return Flags[T] & TF_Removed; }
+  bool isLeaf(TaskId T) const { return !(Flags[T] & TF_Container); }
+  bool isGpu(TaskId T) const { return isGpuKind(Kind[T]); }
+
+  /// Appends a task with default attributes; returns its id.
+  TaskId addTask(TaskKind K, std::string_view TaskName, ResourceId R,
+                 int64_t Duration);
+  ResourceId addResource(ResourceKind K, int32_t Device, int64_t Id,
+                         std::string ResName);
+  /// The resource named \p ResName of kind \p K, or NoResource.
+  ResourceId findResource(ResourceKind K, std::string_view ResName) const;
+  void addEdge(TaskId Src, TaskId Dst, EdgeKind K, Anchor A, int64_t Delay);
+
+  /// Marks \p Set removed; the dependencies through them are bridged when
+  /// the graph is next finalized. Removing a container removes its leaves.
+  void removeTasks(const llvm::BitVector &Set);
+
+  /// Rebuilds resource order, lowered edges and CSR indexes. Returns false
+  /// (and sets \p Error) if the explicit edges form a cycle with the
+  /// resource order.
+  bool finalize(std::string *Error = nullptr);
+  bool finalized() const { return !Dirty; }
+  void markDirty() { Dirty = true; }
+
+  llvm::ArrayRef<uint32_t> inEdges(TaskId T) const {
+    return {InEdges.data() + InBegin[T], InEdges.data() + InBegin[T + 1]};
+  }
+  llvm::ArrayRef<uint32_t> outEdges(TaskId T) const {
+    return {OutEdges.data() + OutBegin[T], OutEdges.data() + OutBegin[T + 1]};
+  }
+
+  /// Leaves enclosed by container \p T (or {T} for a leaf), live only.
+  std::vector<TaskId> leavesOf(TaskId T) const;
+
+private:
+  bool Dirty = true;
+  /// For removed leaves: the last live leaf before them on their resource.
+  std::vector<TaskId> RemovedResPred;
+  void lowerEdges();
+  bool checkAcyclic(std::string *Error) const;
+};
+
+} // namespace dd::graph
+
+#endif

@@ -1,0 +1,234 @@
+#include "sim/Simulator.h"
+
+#include "support/Error.h"
+
+#include <algorithm>
+#include <queue>
+
+using namespace dd;
+using namespace dd::sim;
+using namespace dd::graph;
+
+namespace {
+
+class Engine {
+public:
+  Engine(const Graph &G, const SchedulePolicy *P) : G(G), Policy(P) {}
+  llvm::Expected<SimResult> run();
+
+private:
+  const Graph &G;
+  const SchedulePolicy *Policy;
+  SimResult R;
+  std::vector<uint32_t> Pending; ///< per point: 2*T start, 2*T+1 end
+  std::vector<int64_t> Ready;    ///< per point: candidate time
+  std::vector<Ordering> Order;   ///< per resource
+  bool Dynamic = false;
+
+  // Time-ordered processing, used when a resource is dynamic.
+  struct Event {
+    int64_t Time;
+    uint8_t Class; ///< 0: a point is ready, 1: a resource dispatches
+    uint64_t Seq;
+    uint32_t Item; ///< point, or resource
+    bool operator>(const Event &O) const {
+      return std::tie(Time, Class, Seq) > std::tie(O.Time, O.Class, O.Seq);
+    }
+  };
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> Heap;
+  std::vector<uint32_t> Fifo; ///< fast path worklist
+  size_t FifoHead = 0;
+  uint64_t Seq = 0;
+  size_t Processed = 0;
+
+  // Dynamic resources: tasks ready to start, and whether the resource runs.
+  struct Waiting {
+    int64_t Priority, ReadyAt;
+    TaskId Task;
+    bool operator>(const Waiting &O) const {
+      return std::tie(Priority, ReadyAt, Task) >
+             std::tie(O.Priority, O.ReadyAt, O.Task);
+    }
+  };
+  std::vector<std::priority_queue<Waiting, std::vector<Waiting>,
+                                  std::greater<Waiting>>>
+      Queues;
+  std::vector<bool> Busy;
+
+  bool isProgram(TaskId T) const {
+    return Order[G.Res[T]] == Ordering::Program;
+  }
+  void push(uint32_t Point) {
+    if (Dynamic)
+      Heap.push({Ready[Point], 0, Seq++, Point});
+    else
+      Fifo.push_back(Point);
+  }
+  void relax(uint32_t Point, int64_t Time, uint32_t By) {
+    uint32_t &BindSlot = (Point & 1) ? R.EndBy[Point / 2] : R.StartBy[Point / 2];
+    if (Time > Ready[Point]) {
+      Ready[Point] = Time;
+      BindSlot = By;
+    }
+    if (--Pending[Point] == 0)
+      push(Point);
+  }
+  void startTask(TaskId T, int64_t Time);
+  void finishTask(TaskId T, int64_t Time);
+  void process(uint32_t Point, int64_t Now);
+  void dispatch(graph::ResourceId Res, int64_t Now);
+};
+
+void Engine::startTask(TaskId T, int64_t Time) {
+  R.Start[T] = Time;
+  relax(2 * T + 1, Time + G.Dur[T], BindOwn);
+  for (uint32_t EI : G.outEdges(T)) {
+    const Edge &E = G.Lowered[EI];
+    if (fromStart(E.At))
+      relax(2 * E.Dst + (toEnd(E.At) ? 1 : 0), Time + E.Delay, EI);
+  }
+}
+
+void Engine::finishTask(TaskId T, int64_t Time) {
+  R.End[T] = Time;
+  R.Makespan = std::max(R.Makespan, Time);
+  for (uint32_t EI : G.outEdges(T)) {
+    const Edge &E = G.Lowered[EI];
+    if (!fromStart(E.At))
+      relax(2 * E.Dst + (toEnd(E.At) ? 1 : 0), Time + E.Delay, EI);
+  }
+  if (isProgram(T)) {
+    TaskId Next = G.NextOnRes[T];
+    if (Next != NoTask)
+      relax(2 * Next, Time + G.Gap[Next], BindResource);
+  } else {
+    Busy[G.Res[T]] = false;
+    Heap.push({Time, 1, Seq++, G.Res[T]});
+  }
+}
+
+void Engine::process(uint32_t Point, int64_t Now) {
+  ++Processed;
+  TaskId T = Point / 2;
+  if (Point & 1) {
+    finishTask(T, Ready[Point]);
+    return;
+  }
+  if (isProgram(T)) {
+    startTask(T, Ready[Point]);
+    return;
+  }
+  // Ready on a dynamic resource: wait for the resource to choose.
+  int64_t Prio = Policy && !Policy->Priority.empty() ? Policy->Priority[T] : 0;
+  Queues[G.Res[T]].push({Prio, Ready[Point], T});
+  Heap.push({Now, 1, Seq++, G.Res[T]});
+}
+
+void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
+  if (Busy[Res] || Queues[Res].empty())
+    return;
+  Waiting W = Queues[Res].top();
+  Queues[Res].pop();
+  Busy[Res] = true;
+  if (Now > Ready[2 * W.Task])
+    R.StartBy[W.Task] = BindDispatch;
+  startTask(W.Task, std::max(Now, Ready[2 * W.Task]));
+}
+
+llvm::Expected<SimResult> Engine::run() {
+  size_t N = G.numTasks();
+  Order.resize(G.Resources.size());
+  for (ResourceId Res = 0; Res < G.Resources.size(); ++Res) {
+    Order[Res] = G.Resources[Res].Order;
+    if (Policy && Res < Policy->ResourceOrder.size())
+      Order[Res] = Policy->ResourceOrder[Res];
+    Dynamic |= Order[Res] != Ordering::Program;
+  }
+  R.Start.assign(N, NoTime);
+  R.End.assign(N, NoTime);
+  R.StartBy.assign(N, BindOrigin);
+  R.EndBy.assign(N, BindOwn);
+  Pending.assign(2 * N, 0);
+  Ready.assign(2 * N, INT64_MIN);
+  Queues.resize(G.Resources.size());
+  Busy.assign(G.Resources.size(), false);
+
+  size_t Live = 0;
+  for (TaskId T = 0; T < N; ++T) {
+    if (!G.isLeaf(T) || G.isRemoved(T))
+      continue;
+    ++Live;
+    Pending[2 * T + 1] = 1;
+    bool Program = isProgram(T);
+    if (Program && G.PrevOnRes[T] != NoTask) {
+      ++Pending[2 * T];
+    } else {
+      // First on its resource: released at the origin plus its gap.
+      Ready[2 * T] = Program ? G.Gap[T] : 0;
+    }
+    for (uint32_t EI : G.inEdges(T))
+      ++Pending[2 * T + (toEnd(G.Lowered[EI].At) ? 1 : 0)];
+  }
+  for (TaskId T = 0; T < N; ++T)
+    if (G.isLeaf(T) && !G.isRemoved(T) && Pending[2 * T] == 0)
+      push(2 * T);
+
+  if (!Dynamic) {
+    while (FifoHead < Fifo.size()) {
+      uint32_t P = Fifo[FifoHead++];
+      process(P, Ready[P]);
+    }
+  } else {
+    while (!Heap.empty()) {
+      Event E = Heap.top();
+      Heap.pop();
+      if (E.Class == 0)
+        process(E.Item, E.Time);
+      else
+        dispatch(E.Item, E.Time);
+    }
+  }
+  if (Processed != 2 * Live)
+    return makeError("the simulation cannot finish: " +
+                     llvm::Twine(Live - Processed / 2) + " of " +
+                     llvm::Twine(Live) +
+                     " tasks never became ready (a dependency cycle)");
+
+  // Containers take their times from their first and last live leaf.
+  std::vector<TaskId> First(N, NoTask), Last(N, NoTask);
+  for (const auto &Seq : G.ResourceTasks)
+    for (TaskId L : Seq)
+      for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P]) {
+        if (First[P] == NoTask)
+          First[P] = L;
+        Last[P] = L;
+      }
+  for (TaskId T = 0; T < N; ++T) {
+    if (!G.isContainer(T) || G.isRemoved(T) || First[T] == NoTask)
+      continue;
+    R.Start[T] = R.Start[First[T]] - G.Lead[T];
+    R.End[T] = R.End[Last[T]] + G.Trail[T];
+  }
+  return std::move(R);
+}
+
+} // namespace
+
+llvm::Expected<SimResult> sim::simulate(const Graph &G,
+                                        const SchedulePolicy *Policy) {
+  if (!G.finalized())
+    return makeError("internal error: graph not finalized");
+  return Engine(G, Policy).run();
+}
+
+int64_t sim::pointTime(const Graph &G, const SimResult &R,
+                       const graph::Iteration::Point &P) {
+  using PK = graph::Iteration::PointKind;
+  switch (P.Kind) {
+  case PK::Origin: return 0;
+  case PK::TaskStart: return R.Start[P.Task];
+  case PK::TaskEnd: return R.End[P.Task];
+  case PK::Makespan: return R.Makespan;
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+//===- Simulator.h - Deterministic replay of a dependency graph -*- C++ -*-===//
+//
+// A discrete-event simulation of a finalized Graph. Each live leaf task has
+// a start point and an end point:
+//   start = max(resource predecessor's end + Gap, incoming start edges)
+//   end   = max(start + Dur, incoming end edges)
+// CPU threads and GPU streams keep their recorded order (Ordering::Program);
+// communication channels, and any resource a schedule overrides, pick among
+// ready tasks by readiness or priority, ties broken by task id. The same
+// graph always gives the same result, to the nanosecond.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_SIM_SIMULATOR_H
+#define DD_SIM_SIMULATOR_H
+
+#include "graph/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace dd::sim {
+
+using graph::Graph;
+using graph::TaskId;
+
+/// What bound a point: an index into Graph::Lowered, or one of these.
+constexpr uint32_t BindOrigin = ~0u;       ///< nothing: time 0 plus Gap
+constexpr uint32_t BindResource = ~0u - 1; ///< the resource predecessor
+constexpr uint32_t BindOwn = ~0u - 2;      ///< the task's own duration
+constexpr uint32_t BindDispatch = ~0u - 3; ///< a dynamic resource freed up
+
+/// Per-resource choices that change no dependency (Daydream's schedule
+/// primitive). Empty vectors mean "as in the graph".
+struct SchedulePolicy {
+  std::vector<graph::Ordering> ResourceOrder; ///< by ResourceId
+  std::vector<int64_t> Priority;              ///< by TaskId; lower first
+};
+
+struct SimResult {
+  /// Per task, ns from the graph's origin; NoTime for removed tasks.
+  std::vector<int64_t> Start, End;
+  std::vector<uint32_t> StartBy, EndBy; ///< leaves only
+  int64_t Makespan = 0;
+};
+
+/// Simulates \p G (finalized). Fails only if the graph cannot finish (a
+/// dependency cycle a schedule introduced).
+llvm::Expected<SimResult> simulate(const Graph &G,
+                                   const SchedulePolicy *Policy = nullptr);
+
+/// The simulated time of an iteration boundary.
+int64_t pointTime(const Graph &G, const SimResult &R,
+                  const graph::Iteration::Point &P);
+/// The simulated length of iteration \p I.
+inline int64_t iterationTime(const Graph &G, const SimResult &R,
+                             const graph::Iteration &I) {
+  return pointTime(G, R, I.End) - pointTime(G, R, I.Begin);
+}
+
+} // namespace dd::sim
+
+#endif

@@ -1,0 +1,26 @@
+//===- FileIO.h - Reading whole files, gzip-aware ---------------*- C++ -*-===//
+#ifndef DD_SUPPORT_FILEIO_H
+#define DD_SUPPORT_FILEIO_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace dd {
+
+/// Reads \p Path completely. A gzip stream (detected by its magic bytes, not
+/// by the file name) is inflated. The returned string has at least
+/// \p Padding bytes of spare capacity, so parsers that read past the end in
+/// blocks (simdjson) can use it in place.
+llvm::Expected<std::string> readFileMaybeGzip(const std::string &Path,
+                                              size_t Padding = 64);
+
+/// True when \p Data starts with the gzip magic bytes.
+bool isGzip(std::string_view Data);
+
+/// Inflates a gzip stream (several members are concatenated).
+llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
+
+} // namespace dd
+
+#endif

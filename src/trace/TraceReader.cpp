@@ -1,0 +1,19 @@
+#include "trace/TraceReader.h"
+
+#include "support/FileIO.h"
+
+using namespace dd;
+using namespace dd::trace;
+
+llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
+                                           const ProgressFn &Progress) {
+  auto Data = readFileMaybeGzip(Path);
+  if (!Data)
+    return Data.takeError();
+  if (Progress)
+    Progress(0.0);
+  auto T = parseKinetoJson(*Data, Path, Progress);
+  if (Progress)
+    Progress(1.0);
+  return T;
+}

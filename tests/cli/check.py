@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Runs a ddscript command and checks how it ended.
+
+usage: check.py [checks] -- COMMAND ARGS...
+
+  --rc N              expected exit status (default 0)
+  --stdout RE         stdout must match RE (re.search, multiline); repeatable
+  --stderr RE         stderr must match RE; repeatable
+  --no-stdout RE      stdout must not match RE; repeatable
+  --one-error-line    stderr is exactly one line, "FILE: error: ..."
+  --json-lines KEYS   every stdout line is a JSON object with these keys
+  --json KEYS         stdout is one JSON object with these keys
+  --deterministic     a second run prints byte-identical stdout
+"""
+import json
+import re
+import subprocess
+import sys
+
+
+def fail(msg, out, err):
+    sys.stderr.write(f"FAIL: {msg}\n--- stdout ---\n{out}\n--- stderr ---\n{err}\n")
+    sys.exit(1)
+
+
+def main(argv):
+    sep = argv.index("--")
+    opts, cmd = argv[:sep], argv[sep + 1:]
+    rc, outs, errs, nouts = 0, [], [], []
+    one_error = deterministic = False
+    json_lines = json_obj = None
+    i = 0
+    while i < len(opts):
+        o = opts[i]
+        if o == "--rc":
+            rc = int(opts[i + 1]); i += 2
+        elif o == "--stdout":
+            outs.append(opts[i + 1]); i += 2
+        elif o == "--stderr":
+            errs.append(opts[i + 1]); i += 2
+        elif o == "--no-stdout":
+            nouts.append(opts[i + 1]); i += 2
+        elif o == "--one-error-line":
+            one_error = True; i += 1
+        elif o == "--json-lines":
+            json_lines = opts[i + 1].split(","); i += 2
+        elif o == "--json":
+            json_obj = opts[i + 1].split(","); i += 2
+        elif o == "--deterministic":
+            deterministic = True; i += 1
+        else:
+            sys.exit(f"check.py: unknown option {o}")
+
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    out, err = p.stdout, p.stderr
+    if p.returncode != rc:
+        fail(f"exit status {p.returncode}, expected {rc}", out, err)
+    for r in outs:
+        if not re.search(r, out, re.M):
+            fail(f"stdout does not match {r!r}", out, err)
+    for r in nouts:
+        if re.search(r, out, re.M):
+            fail(f"stdout matches {r!r}", out, err)
+    for r in errs:
+        if not re.search(r, err, re.M):
+            fail(f"stderr does not match {r!r}", out, err)
+    if one_error:
+        lines = err.splitlines()
+        if len(lines) != 1 or not re.match(r"^\S.*: error: \S", lines[0]):
+            fail("stderr is not exactly one 'FILE: error: reason' line", out, err)
+    if json_lines is not None:
+        lines = out.splitlines()
+        if not lines:
+            fail("no JSON lines", out, err)
+        for line in lines:
+            obj = json.loads(line)
+            missing = [k for k in json_lines if k not in obj]
+            if missing:
+                fail(f"JSON line lacks {missing}", out, err)
+    if json_obj is not None:
+        obj = json.loads(out)
+        missing = [k for k in json_obj if k not in obj]
+        if missing:
+            fail(f"JSON lacks {missing}", out, err)
+    if deterministic:
+        q = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if q.stdout != out:
+            fail("a second run printed something else", out, q.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

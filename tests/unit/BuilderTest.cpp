@@ -1,0 +1,245 @@
+#include "builder/GraphBuilder.h"
+#include "sim/Simulator.h"
+#include "trace/TraceReader.h"
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <string>
+
+using namespace dd;
+using namespace dd::graph;
+
+namespace {
+
+/// Writes Kineto-style JSON for tests; times in microseconds.
+struct TraceWriter {
+  std::string Events;
+  int64_t Corr = 1;
+  void add(const std::string &E) {
+    if (!Events.empty())
+      Events += ",\n";
+    Events += E;
+  }
+  void cpu(const char *Cat, std::string_view Name, double Ts, double Dur,
+           int Tid = 1, const std::string &Args = "{}") {
+    add(fmt::format(R"({{"ph":"X","cat":"{}","name":"{}","pid":1,"tid":{},)"
+                    R"("ts":{},"dur":{},"args":{}}})",
+                    Cat, Name, Tid, Ts, Dur, Args));
+  }
+  /// A runtime call launching one GPU op; returns its correlation id.
+  int64_t launch(std::string_view Call, double Ts, double Dur,
+                 std::string_view Kernel, double KTs, double KDur,
+                 int Stream = 7, int Tid = 1, const char *Cat = "kernel") {
+    int64_t C = Corr++;
+    cpu("cuda_runtime", Call, Ts, Dur, Tid,
+        fmt::format(R"({{"correlation":{}}})", C));
+    add(fmt::format(R"({{"ph":"X","cat":"{}","name":"{}","pid":0,"tid":{},)"
+                    R"("ts":{},"dur":{},"args":{{"device":0,"stream":{},)"
+                    R"("correlation":{}}}}})",
+                    Cat, Kernel, Stream, KTs, KDur, Stream, C));
+    return C;
+  }
+  std::string json() const { return "{\"traceEvents\":[\n" + Events + "]}"; }
+};
+
+struct Built {
+  trace::Trace T;
+  Graph G;
+  BuildStats Stats;
+};
+
+Built build(const TraceWriter &W, BuildOptions O = {}) {
+  std::string Json = W.json();
+  auto T = trace::parseKinetoJson(Json, "synthetic.json");
+  REQUIRE(static_cast<bool>(T));
+  Built B{std::move(*T), {}, {}};
+  auto G = buildGraph(B.T, O, &B.Stats);
+  if (!G)
+    FAIL(llvm::toString(G.takeError()));
+  B.G = std::move(*G);
+  return B;
+}
+
+TaskId named(const Graph &G, std::string_view Name, unsigned Nth = 0) {
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    if (G.name(T) == Name && Nth-- == 0)
+      return T;
+  FAIL("no task " << Name);
+  return NoTask;
+}
+
+int64_t iterationTime(const Graph &G, size_t I) {
+  auto R = sim::simulate(G);
+  REQUIRE(static_cast<bool>(R));
+  return sim::iterationTime(G, *R, G.Iterations[I]);
+}
+
+/// Two training steps: forward (one kernel), backward on an autograd
+/// thread, optimizer, and a sync at the end of each step.
+TraceWriter trainingSteps() {
+  TraceWriter W;
+  for (int Step = 0; Step < 2; ++Step) {
+    double B = 1000.0 * Step;
+    W.cpu("user_annotation", fmt::format("ProfilerStep#{}", Step + 1), B, 1000);
+    W.cpu("cpu_op", "aten::linear", B + 10, 40, 1,
+          R"({"Sequence number": )" + std::to_string(10 + Step) +
+              R"(, "Fwd thread id": 0})");
+    W.launch("cudaLaunchKernel", B + 20, 5, "sgemm_fwd", B + 30, 200);
+    W.cpu("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0",
+          B + 300, 50, 2,
+          R"({"Sequence number": )" + std::to_string(10 + Step) +
+              R"(, "Fwd thread id": 1})");
+    W.launch("cudaLaunchKernel", B + 310, 5, "sgemm_bwd", B + 320, 500, 7,
+             2);
+    W.cpu("user_annotation", "Optimizer.step#SGD.step", B + 700, 60);
+    W.launch("cudaLaunchKernel", B + 710, 5, "sgd_update", B + 821, 30);
+    W.cpu("cuda_runtime", "cudaDeviceSynchronize", B + 800, 100, 1, "{}");
+  }
+  return W;
+}
+
+} // namespace
+
+TEST_CASE("a training trace becomes a graph that replays it exactly") {
+  Built B = build(trainingSteps());
+  const Graph &G = B.G;
+  REQUIRE(G.Iterations.size() == 2);
+  CHECK(G.Iterations[0].Label == "ProfilerStep#1");
+  CHECK(B.Stats.IterationSource == "ProfilerStep#");
+  // The step and the ops that contain calls are containers.
+  CHECK(G.isContainer(named(G, "ProfilerStep#1")));
+  CHECK(G.isContainer(named(G, "aten::linear")));
+  CHECK(G.isLeaf(named(G, "cudaLaunchKernel")));
+  // Launch edges by correlation.
+  TaskId K = named(G, "sgemm_fwd");
+  CHECK(G.Launcher[K] == named(G, "cudaLaunchKernel"));
+  // The device sync waits for the last kernel of the step.
+  CHECK(B.Stats.EdgesByKind[unsigned(EdgeKind::Sync)] == 2);
+  CHECK((G.Flags[named(G, "cudaDeviceSynchronize")] & TF_Blocking) != 0);
+  for (size_t I = 0; I < 2; ++I)
+    CHECK(iterationTime(G, I) == G.Iterations[I].measured());
+}
+
+TEST_CASE("phases and layers follow the operator hierarchy") {
+  Built B = build(trainingSteps());
+  const Graph &G = B.G;
+  CHECK(G.PhaseOf[named(G, "sgemm_fwd")] == Phase::Forward);
+  CHECK(G.PhaseOf[named(G, "sgemm_bwd")] == Phase::Backward);
+  CHECK(G.PhaseOf[named(G, "sgd_update")] == Phase::Optimizer);
+  // The backward kernel belongs to the forward operator's layer.
+  LayerId L = G.LayerOf[named(G, "sgemm_fwd")];
+  REQUIRE(L != NoLayer);
+  CHECK(G.Layers[L].Name == "linear#1");
+  CHECK(G.LayerOf[named(G, "sgemm_bwd")] == L);
+  // Both iterations map onto the same layers.
+  CHECK(G.LayerOf[named(G, "sgemm_fwd", 1)] == L);
+  CHECK(G.IterationOf[named(G, "sgemm_fwd", 1)] == 1);
+}
+
+TEST_CASE("a faster GPU shortens a step that waits for it, and only by that") {
+  Built B = build(trainingSteps());
+  Graph &G = B.G;
+  int64_t Before = iterationTime(G, 1);
+  TaskId Bwd = named(G, "sgemm_bwd", 1);
+  G.Dur[Bwd] /= 2; // 250 us less GPU work before the final sync
+  int64_t After = iterationTime(G, 1);
+  CHECK(After < Before);
+  // The optimizer kernel was queued behind it; now it waits for its launch.
+  CHECK(Before - After < 250000);
+}
+
+TEST_CASE("queue-full: a launch blocks until work deep in the queue ends") {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 100000);
+  // 300 launches, 1 us apart, of 100 us kernels: once 100 are queued, each
+  // launch returns only when a kernel finishes.
+  double Cpu = 1;
+  for (int I = 0; I < 300; ++I) {
+    double KStart = 10 + 100.0 * I;
+    double Dur = 1;
+    if (I >= 100) {
+      double Freed = 10 + 100.0 * (I - 100) + 100; // kernel I-100 ends
+      Dur = std::max(1.0, Freed + 2 - Cpu);
+    }
+    W.launch("cudaLaunchKernel", Cpu, Dur, "k", KStart, 100);
+    Cpu += Dur + 1;
+  }
+  W.cpu("cuda_runtime", "cudaDeviceSynchronize", Cpu, 100000 - Cpu - 1, 1, "{}");
+  Built B = build(W);
+  CHECK(B.Stats.QueueCapacityMeasured);
+  CHECK(B.Stats.QueueCapacity >= 98);
+  CHECK(B.Stats.QueueCapacity <= 101);
+  CHECK(iterationTime(B.G, 0) == B.G.Iterations[0].measured());
+  // Twice-as-fast kernels: the launches stop blocking so early.
+  for (TaskId T = 0; T < B.G.numTasks(); ++T)
+    if (B.G.Kind[T] == TaskKind::Kernel)
+      B.G.Dur[T] /= 2;
+  auto R = sim::simulate(B.G);
+  REQUIRE(static_cast<bool>(R));
+  TaskId Last = named(B.G, "cudaLaunchKernel", 299);
+  // It returns when kernel 199 ends: 200 kernels of 50 us after 10 us.
+  CHECK(R->End[Last] >= 10'000'000);
+  CHECK(R->End[Last] <= 10'030'000);
+}
+
+TEST_CASE("event record and stream wait link two streams") {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 1000);
+  W.launch("cudaLaunchKernel", 10, 5, "producer", 20, 300, 7);
+  W.cpu("cuda_runtime", "cudaEventRecord", 16, 1, 1, R"({"correlation": 900})");
+  W.cpu("cuda_runtime", "cudaStreamWaitEvent", 18, 1, 1,
+        R"({"correlation": 901})");
+  W.launch("cudaLaunchKernel", 20, 5, "consumer", 321, 50, 40);
+  W.cpu("cuda_runtime", "cudaDeviceSynchronize", 30, 400, 1, "{}");
+  Built B = build(W);
+  CHECK(B.Stats.EdgesByKind[unsigned(EdgeKind::EventWait)] == 1);
+  Graph &G = B.G;
+  CHECK(iterationTime(G, 0) == G.Iterations[0].measured());
+  G.Dur[named(G, "producer")] = 100'000;
+  auto R = sim::simulate(G);
+  REQUIRE(static_cast<bool>(R));
+  CHECK(R->Start[named(G, "consumer")] >= R->End[named(G, "producer")]);
+}
+
+TEST_CASE("iterations from optimizer steps, or from a window") {
+  TraceWriter W;
+  for (int I = 0; I < 3; ++I) {
+    double B = 500.0 * I;
+    W.launch("cudaLaunchKernel", B + 10, 5, "k", B + 20, 100);
+    W.cpu("user_annotation", "Optimizer.step#Adam.step", B + 300, 50);
+  }
+  Built B = build(W);
+  CHECK(B.Stats.IterationSource == "Optimizer.step");
+  REQUIRE(B.G.Iterations.size() == 2);
+  CHECK(B.G.Iterations[0].measured() == 500000);
+
+  BuildOptions O;
+  O.Window = std::make_pair<int64_t, int64_t>(0, 400000);
+  Built Win = build(W, O);
+  REQUIRE(Win.G.Iterations.size() == 1);
+  CHECK(Win.G.Iterations[0].Label == "window");
+  CHECK(iterationTime(Win.G, 0) > 0);
+}
+
+TEST_CASE("traces ddscript cannot replay say why") {
+  TraceWriter NoSteps;
+  NoSteps.launch("cudaLaunchKernel", 10, 5, "k", 20, 100);
+  std::string Json = NoSteps.json();
+  auto T = trace::parseKinetoJson(Json, "x.json");
+  REQUIRE(static_cast<bool>(T));
+  auto G = buildGraph(*T);
+  REQUIRE_FALSE(static_cast<bool>(G));
+  CHECK(llvm::toString(G.takeError()).find("no complete iteration") !=
+        std::string::npos);
+
+  TraceWriter CpuOnly;
+  CpuOnly.cpu("user_annotation", "ProfilerStep#1", 0, 100);
+  Json = CpuOnly.json();
+  T = trace::parseKinetoJson(Json, "x.json");
+  REQUIRE(static_cast<bool>(T));
+  CHECK_FALSE(hasGpuWork(*T));
+  G = buildGraph(*T);
+  REQUIRE_FALSE(static_cast<bool>(G));
+  CHECK(llvm::toString(G.takeError()).find("CPU-only") != std::string::npos);
+}

@@ -1,0 +1,89 @@
+#include "GraphFixture.h"
+
+#include "sim/Simulator.h"
+
+#include <doctest/doctest.h>
+
+using namespace ddtest;
+
+TEST_CASE("removing a task bridges the dependencies through it") {
+  MiniGraph M;
+  ResourceId T1 = M.thread("t1"), T2 = M.thread("t2"), T3 = M.thread("t3");
+  TaskId A = M.task(T1, "a", 10);
+  TaskId R = M.task(T2, "r", 100);
+  TaskId B = M.task(T3, "b", 1);
+  M.edge(A, R, Anchor::EndToStart, 4);
+  M.edge(R, B, Anchor::EndToStart, 6);
+  llvm::BitVector Set(M.G.numTasks());
+  Set.set(R);
+  M.G.removeTasks(Set);
+  REQUIRE(M.G.finalize());
+  auto Res = dd::sim::simulate(M.G);
+  REQUIRE(static_cast<bool>(Res));
+  // b now waits for a directly, with both delays.
+  CHECK(Res->Start[B] == 10 + 4 + 6);
+  CHECK(Res->Start[R] == NoTime);
+  bool Bridged = false;
+  for (const Edge &E : M.G.Lowered)
+    Bridged |= E.Kind == EdgeKind::Bridge && E.Src == A && E.Dst == B;
+  CHECK(Bridged);
+}
+
+TEST_CASE("removing a call inside a thread closes the gap behind it") {
+  MiniGraph M;
+  ResourceId T = M.thread("t");
+  TaskId A = M.task(T, "a", 10);
+  TaskId R = M.task(T, "r", 50, 5);
+  TaskId B = M.task(T, "b", 1, 2);
+  llvm::BitVector Set(M.G.numTasks());
+  Set.set(R);
+  M.G.removeTasks(Set);
+  REQUIRE(M.G.finalize());
+  CHECK(M.G.PrevOnRes[B] == A);
+  auto Res = dd::sim::simulate(M.G);
+  REQUIRE(static_cast<bool>(Res));
+  CHECK(Res->Start[B] == 12);
+}
+
+TEST_CASE("removing a container removes its leaves and keeps outside time") {
+  MiniGraph M;
+  ResourceId T = M.thread("t");
+  TaskId A = M.task(T, "a", 10);
+  TaskId C = M.G.addTask(TaskKind::CpuOp, "aten::relu", NoResource, 0);
+  M.G.Flags[C] |= TF_Container;
+  TaskId X = M.task(T, "x", 5, 7); // 4 ns before relu starts, 3 inside
+  TaskId Y = M.task(T, "y", 5, 1);
+  TaskId B = M.task(T, "b", 1, 2);
+  M.G.Parent[X] = M.G.Parent[Y] = C;
+  M.G.FirstLeaf[C] = X;
+  M.G.LastLeaf[C] = Y;
+  M.G.Lead[C] = 3;
+  REQUIRE(M.G.finalize());
+  llvm::BitVector Set(M.G.numTasks());
+  Set.set(C);
+  M.G.removeTasks(Set);
+  REQUIRE(M.G.finalize());
+  CHECK(M.G.isRemoved(X));
+  CHECK(M.G.isRemoved(Y));
+  auto Res = dd::sim::simulate(M.G);
+  REQUIRE(static_cast<bool>(Res));
+  // b keeps its own gap plus the 4 ns before relu began.
+  CHECK(Res->Start[B] == 10 + 2 + 4);
+}
+
+TEST_CASE("edges on containers are lowered onto their leaves") {
+  MiniGraph M;
+  ResourceId T1 = M.thread("t1"), T2 = M.thread("t2");
+  TaskId C = M.G.addTask(TaskKind::CpuOp, "fwd", NoResource, 0);
+  M.G.Flags[C] |= TF_Container;
+  TaskId X = M.task(T1, "x", 5, 1);
+  M.G.Parent[X] = C;
+  M.G.FirstLeaf[C] = M.G.LastLeaf[C] = X;
+  M.G.Trail[C] = 2;
+  TaskId B = M.task(T2, "b", 1);
+  M.edge(C, B, Anchor::EndToStart, 1);
+  REQUIRE(M.G.finalize());
+  REQUIRE(M.G.Lowered.size() == 1);
+  CHECK(M.G.Lowered[0].Src == X);
+  CHECK(M.G.Lowered[0].Delay == 3);
+}

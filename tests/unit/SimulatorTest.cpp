@@ -1,0 +1,163 @@
+#include "GraphFixture.h"
+
+#include "sim/CriticalPath.h"
+#include "sim/Simulator.h"
+
+#include <doctest/doctest.h>
+
+using namespace ddtest;
+using namespace dd::sim;
+
+namespace {
+SimResult run(Graph &G, const SchedulePolicy *P = nullptr) {
+  std::string Err;
+  REQUIRE(G.finalize(&Err));
+  auto R = simulate(G, P);
+  REQUIRE(static_cast<bool>(R));
+  return std::move(*R);
+}
+} // namespace
+
+TEST_CASE("tasks on a resource run in order, each after its gap") {
+  MiniGraph M;
+  ResourceId T = M.thread("main");
+  TaskId A = M.task(T, "a", 10, 2);
+  TaskId B = M.task(T, "b", 5, 3);
+  SimResult R = run(M.G);
+  CHECK(R.Start[A] == 2);
+  CHECK(R.End[A] == 12);
+  CHECK(R.Start[B] == 15);
+  CHECK(R.End[B] == 20);
+  CHECK(R.StartBy[B] == BindResource);
+  CHECK(R.Makespan == 20);
+}
+
+TEST_CASE("a kernel starts after its launch and after the stream frees up") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), S = M.stream("s");
+  TaskId L1 = M.task(T, "launch1", 5);
+  TaskId L2 = M.task(T, "launch2", 5, 1);
+  TaskId K1 = M.task(S, "k1", 100, 0, TaskKind::Kernel);
+  TaskId K2 = M.task(S, "k2", 10, 2, TaskKind::Kernel);
+  M.edge(L1, K1, Anchor::StartToStart, 7, EdgeKind::Launch);
+  M.edge(L2, K2, Anchor::StartToStart, 7, EdgeKind::Launch);
+  SimResult R = run(M.G);
+  CHECK(R.Start[K1] == 7);
+  CHECK(R.End[K1] == 107);
+  CHECK(R.Start[K2] == 109); // queued: 2 ns after k1, not 6 + 7
+  CHECK(R.StartBy[K2] == BindResource);
+}
+
+TEST_CASE("a blocking call ends after the GPU work it waits for") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), S = M.stream("s");
+  TaskId L = M.task(T, "launch", 5);
+  TaskId Sync = M.task(T, "sync", 2, 5);
+  TaskId After = M.task(T, "after", 1, 4);
+  TaskId K = M.task(S, "k", 50, 0, TaskKind::Kernel);
+  M.edge(L, K, Anchor::StartToStart, 0, EdgeKind::Launch);
+  M.edge(K, Sync, Anchor::EndToEnd, 3, EdgeKind::Sync);
+  SimResult R = run(M.G);
+  CHECK(R.Start[Sync] == 10);
+  CHECK(R.End[Sync] == 53);
+  CHECK(R.EndBy[Sync] != BindOwn);
+  CHECK(R.Start[After] == 57);
+}
+
+TEST_CASE("a channel serves ready tasks first-come, or by priority") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), C = M.channel("nccl");
+  TaskId A = M.task(T, "a", 10);
+  TaskId X = M.task(C, "x", 20, 0, TaskKind::Comm);
+  TaskId Y = M.task(C, "y", 20, 0, TaskKind::Comm);
+  TaskId Z = M.task(C, "z", 20, 0, TaskKind::Comm);
+  M.edge(A, X);
+  M.edge(A, Y);
+  M.edge(A, Z, Anchor::EndToStart, 5);
+  SimResult Fifo = run(M.G);
+  // x and y are ready together: task order breaks the tie.
+  CHECK(Fifo.Start[X] == 10);
+  CHECK(Fifo.Start[Y] == 30);
+  CHECK(Fifo.Start[Z] == 50);
+
+  SchedulePolicy P;
+  P.Priority.assign(M.G.numTasks(), 0);
+  P.Priority[X] = 3;
+  P.Priority[Y] = 1;
+  P.Priority[Z] = 2;
+  SimResult Prio = run(M.G, &P);
+  CHECK(Prio.Start[Y] == 10);
+  // z became ready at 15 while y ran; at 30 it beats x.
+  CHECK(Prio.Start[Z] == 30);
+  CHECK(Prio.Start[X] == 50);
+}
+
+TEST_CASE("the time-ordered engine agrees with the fast path") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), S = M.stream("s");
+  std::vector<TaskId> Launches, Kernels;
+  for (int I = 0; I < 50; ++I) {
+    Launches.push_back(M.task(T, "launch", 3 + I % 4, 1 + I % 3));
+  }
+  for (int I = 0; I < 50; ++I) {
+    Kernels.push_back(M.task(S, "k", (I * 37) % 23 + 1, 1, TaskKind::Kernel));
+    M.edge(Launches[I], Kernels[I], Anchor::StartToStart, 5, EdgeKind::Launch);
+  }
+  TaskId Sync = M.task(T, "sync", 1, 2);
+  M.edge(Kernels.back(), Sync, Anchor::EndToEnd, 4, EdgeKind::Sync);
+  SimResult Fast = run(M.G);
+  // An idle dynamic channel switches the engine to time order.
+  M.channel("idle");
+  SimResult Timed = run(M.G);
+  CHECK(Fast.Start == Timed.Start);
+  CHECK(Fast.End == Timed.End);
+  CHECK(Fast.Makespan == Timed.Makespan);
+}
+
+TEST_CASE("containers take their times from their leaves") {
+  MiniGraph M;
+  ResourceId T = M.thread("main");
+  TaskId C = M.G.addTask(TaskKind::CpuOp, "aten::conv2d", NoResource, 0);
+  M.G.Flags[C] |= TF_Container;
+  TaskId A = M.task(T, "a", 10, 4);
+  TaskId B = M.task(T, "b", 10, 1);
+  M.G.Parent[A] = M.G.Parent[B] = C;
+  M.G.FirstLeaf[C] = A;
+  M.G.LastLeaf[C] = B;
+  M.G.Lead[C] = 3;
+  M.G.Trail[C] = 2;
+  SimResult R = run(M.G);
+  CHECK(R.Start[C] == R.Start[A] - 3);
+  CHECK(R.End[C] == R.End[B] + 2);
+}
+
+TEST_CASE("a dependency cycle is reported, not looped on") {
+  MiniGraph M;
+  ResourceId T = M.thread("main");
+  TaskId A = M.task(T, "a", 1);
+  TaskId B = M.task(T, "b", 1);
+  M.edge(B, A);
+  std::string Err;
+  CHECK_FALSE(M.G.finalize(&Err));
+  CHECK(Err.find("cycle") != std::string::npos);
+}
+
+TEST_CASE("the critical path explains the whole makespan") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), S = M.stream("s");
+  TaskId L = M.task(T, "launch", 5, 1);
+  TaskId Sync = M.task(T, "sync", 2, 5);
+  TaskId K = M.task(S, "k", 50, 0, TaskKind::Kernel);
+  M.edge(L, K, Anchor::StartToStart, 7, EdgeKind::Launch);
+  M.edge(K, Sync, Anchor::EndToEnd, 3, EdgeKind::Sync);
+  SimResult R = run(M.G);
+  Iteration::Point End{Iteration::PointKind::TaskEnd, Sync};
+  CriticalPath P = criticalPath(M.G, R, End, 0);
+  CHECK(P.Length == R.End[Sync]);
+  auto Shares = sharesByActivity(M.G, P);
+  int64_t Running = 0;
+  for (const auto &S : Shares)
+    if (S.Label == "s: running")
+      Running = S.Time;
+  CHECK(Running == 50);
+}
