@@ -1,0 +1,70 @@
+//===- Diagnostics.h - Errors and warnings as values ------------*- C++ -*-===//
+//
+// A Diagnostic is data: a severity, a source range, a message (lower case, no
+// final period) and optional notes. Producers append them to a DiagEngine;
+// the driver renders them once:
+//
+//   model.dd:3:14: error: unknown task property 'nmae'; did you mean 'name'?
+//     let g = select kernel where nmae ~ /gemm/
+//                                 ^~~~
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_SUPPORT_DIAGNOSTICS_H
+#define DD_SUPPORT_DIAGNOSTICS_H
+
+#include "support/SourceManager.h"
+
+#include <string>
+#include <vector>
+
+namespace dd {
+
+enum class Severity : uint8_t { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity Level = Severity::Error;
+  SourceRange Range;
+  std::string Message;
+  std::vector<Diagnostic> Notes;
+};
+
+class DiagEngine {
+public:
+  void error(SourceRange R, std::string Msg) {
+    Diags.push_back({Severity::Error, R, std::move(Msg), {}});
+    ++Errors;
+  }
+  void warning(SourceRange R, std::string Msg) {
+    Diags.push_back({Severity::Warning, R, std::move(Msg), {}});
+  }
+  /// Attaches a note to the last diagnostic.
+  void note(SourceRange R, std::string Msg) {
+    if (!Diags.empty())
+      Diags.back().Notes.push_back({Severity::Note, R, std::move(Msg), {}});
+  }
+  bool hasErrors() const { return Errors != 0; }
+  unsigned errorCount() const { return Errors; }
+  const std::vector<Diagnostic> &diagnostics() const { return Diags; }
+  void clear() {
+    Diags.clear();
+    Errors = 0;
+  }
+
+private:
+  std::vector<Diagnostic> Diags;
+  unsigned Errors = 0;
+};
+
+/// "file:line:col: error: message", the source line and a caret line.
+std::string renderDiagnostic(const SourceManager &SM, const Diagnostic &D);
+/// All diagnostics of \p E, in order.
+std::string renderDiagnostics(const SourceManager &SM, const DiagEngine &E);
+
+/// The closest of \p Candidates to \p Word (edit distance), or "" when none
+/// is close enough to suggest.
+std::string closestMatch(std::string_view Word,
+                         const std::vector<std::string> &Candidates);
+
+} // namespace dd
+
+#endif

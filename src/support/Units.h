@@ -1,0 +1,58 @@
+//===- Units.h - Dimensions of .dd numbers ----------------------*- C++ -*-===//
+//
+// A .dd number carries a dimension: bytes^B * time^T. Durations are stored in
+// nanoseconds, sizes in bytes, bandwidths in bytes per nanosecond:
+//   3.2ms  -> 3.2e6   {B=0, T=1}
+//   25MB   -> 25e6    {B=1, T=0}
+//   40Gbps -> 5.0     {B=1, T=-1}   (40e9 bits/s = 5 bytes/ns)
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_SUPPORT_UNITS_H
+#define DD_SUPPORT_UNITS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dd {
+
+struct Dim {
+  int8_t Bytes = 0, Time = 0;
+  bool plain() const { return Bytes == 0 && Time == 0; }
+  bool operator==(const Dim &O) const {
+    return Bytes == O.Bytes && Time == O.Time;
+  }
+  bool operator!=(const Dim &O) const { return !(*this == O); }
+  Dim operator*(const Dim &O) const {
+    return {static_cast<int8_t>(Bytes + O.Bytes),
+            static_cast<int8_t>(Time + O.Time)};
+  }
+  Dim operator/(const Dim &O) const {
+    return {static_cast<int8_t>(Bytes - O.Bytes),
+            static_cast<int8_t>(Time - O.Time)};
+  }
+  static Dim duration() { return {0, 1}; }
+  static Dim bytes() { return {1, 0}; }
+  static Dim bandwidth() { return {1, -1}; }
+};
+
+/// "duration", "size", "bandwidth", "number", or "bytes^2/time" and so on.
+std::string dimName(Dim D);
+
+/// The scale to base units and the dimension of a unit suffix ("ms",
+/// "25MB"'s "MB", "Gbps"); nullopt for an unknown one.
+struct UnitInfo {
+  double Scale;
+  Dim D;
+};
+std::optional<UnitInfo> lookupUnit(std::string_view Suffix);
+/// The unit suffixes the language accepts, for messages.
+const char *knownUnits();
+
+/// A value for people: "3.200 ms", "25.0 MiB", "5.00 GB/s", "2.5".
+std::string formatQuantity(double Value, Dim D);
+
+} // namespace dd
+
+#endif

@@ -1,0 +1,336 @@
+#include "syntax/Ast.h"
+
+#include <fmt/format.h>
+
+using namespace dd;
+using namespace dd::ast;
+
+const char *ast::binaryOpSpelling(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::Or: return "or";
+  case BinaryOp::And: return "and";
+  case BinaryOp::Eq: return "==";
+  case BinaryOp::Ne: return "!=";
+  case BinaryOp::Lt: return "<";
+  case BinaryOp::Le: return "<=";
+  case BinaryOp::Gt: return ">";
+  case BinaryOp::Ge: return ">=";
+  case BinaryOp::Match: return "~";
+  case BinaryOp::NoMatch: return "!~";
+  case BinaryOp::In: return "in";
+  case BinaryOp::Union: return "|";
+  case BinaryOp::Intersect: return "&";
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Mod: return "%";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Dumper {
+  std::string Out;
+
+  void expr(const Expr *E) {
+    if (!E) {
+      Out += "_";
+      return;
+    }
+    switch (E->Kind) {
+    case NodeKind::NumberLit: {
+      auto *N = llvm::cast<NumberLit>(E);
+      Out += fmt::format("{}", N->Value);
+      if (!N->D.plain())
+        Out += ":" + dimName(N->D);
+      return;
+    }
+    case NodeKind::StringLit:
+      Out += "\"" + llvm::cast<StringLit>(E)->Value + "\"";
+      return;
+    case NodeKind::RegexLit:
+      Out += "/" + llvm::cast<RegexLit>(E)->Pattern + "/";
+      return;
+    case NodeKind::BoolLit:
+      Out += llvm::cast<BoolLit>(E)->Value ? "true" : "false";
+      return;
+    case NodeKind::NoneLit:
+      Out += "none";
+      return;
+    case NodeKind::ListLit: {
+      Out += "[";
+      bool First = true;
+      for (const Expr *X : llvm::cast<ListLit>(E)->Elements) {
+        if (!First)
+          Out += " ";
+        First = false;
+        expr(X);
+      }
+      Out += "]";
+      return;
+    }
+    case NodeKind::Name:
+      Out += llvm::cast<Name>(E)->Ident;
+      return;
+    case NodeKind::Member: {
+      auto *M = llvm::cast<Member>(E);
+      Out += "(. ";
+      expr(M->Object);
+      Out += " " + M->Field + ")";
+      return;
+    }
+    case NodeKind::Call: {
+      auto *C = llvm::cast<Call>(E);
+      Out += "(call ";
+      expr(C->Callee);
+      for (const Argument &A : C->Args) {
+        Out += " ";
+        if (!A.Name.empty())
+          Out += A.Name + ":";
+        expr(A.Value);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::Index: {
+      auto *I = llvm::cast<Index>(E);
+      Out += "(index ";
+      expr(I->Object);
+      Out += " ";
+      expr(I->Key);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Unary: {
+      auto *U = llvm::cast<Unary>(E);
+      Out += U->Op == UnaryOp::Not ? "(not " : "(neg ";
+      expr(U->Operand);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Binary: {
+      auto *B = llvm::cast<Binary>(E);
+      Out += "(";
+      Out += binaryOpSpelling(B->Op);
+      Out += " ";
+      expr(B->Lhs);
+      Out += " ";
+      expr(B->Rhs);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Range: {
+      auto *R = llvm::cast<Range>(E);
+      Out += "(.. ";
+      expr(R->Lo);
+      Out += " ";
+      expr(R->Hi);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Lambda: {
+      auto *L = llvm::cast<Lambda>(E);
+      Out += "(lambda (";
+      for (size_t I = 0; I < L->Params.size(); ++I)
+        Out += (I ? " " : "") + L->Params[I];
+      Out += ") ";
+      expr(L->Body);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Select: {
+      auto *S = llvm::cast<Select>(E);
+      Out += "(select";
+      for (const std::string &K : S->Kinds)
+        Out += " " + K;
+      if (S->Where) {
+        Out += " where ";
+        expr(S->Where);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::Insert: {
+      auto *I = llvm::cast<Insert>(E);
+      Out += "(insert " + I->TaskKind + " \"" + I->TaskName + "\"";
+      auto Clause = [&](const char *N, const Expr *X) {
+        if (!X)
+          return;
+        Out += std::string(" ") + N + " ";
+        expr(X);
+      };
+      Clause("on", I->On);
+      Clause("duration", I->Duration);
+      Clause("bytes", I->Bytes);
+      Clause("after", I->After);
+      Clause("before", I->Before);
+      Out += ")";
+      return;
+    }
+    case NodeKind::Channel:
+      Out += "(channel \"" + llvm::cast<Channel>(E)->ChannelName + "\")";
+      return;
+    default:
+      Out += "?";
+    }
+  }
+
+  void block(const Block &B) {
+    Out += "{";
+    for (const Stmt *S : B.Stmts) {
+      Out += " ";
+      stmt(S);
+    }
+    Out += " }";
+  }
+
+  void stmt(const Stmt *S) {
+    switch (S->Kind) {
+    case NodeKind::ParamStmt: {
+      auto *P = llvm::cast<ParamStmt>(S);
+      Out += "(param " + P->Name + " ";
+      expr(P->Default);
+      if (!P->Doc.empty())
+        Out += " \"" + P->Doc + "\"";
+      Out += ")";
+      return;
+    }
+    case NodeKind::ImportStmt: {
+      auto *I = llvm::cast<ImportStmt>(S);
+      Out += "(import " + std::string(I->IsPath ? "\"" : "") + I->Module +
+             (I->IsPath ? "\"" : "") + " as " + I->Alias + ")";
+      return;
+    }
+    case NodeKind::LetStmt: {
+      auto *L = llvm::cast<LetStmt>(S);
+      Out += "(let " + L->Name + " ";
+      expr(L->Value);
+      Out += ")";
+      return;
+    }
+    case NodeKind::AssignStmt: {
+      auto *A = llvm::cast<AssignStmt>(S);
+      Out += "(= " + A->Target->Ident + " ";
+      expr(A->Value);
+      Out += ")";
+      return;
+    }
+    case NodeKind::IfStmt: {
+      auto *I = llvm::cast<IfStmt>(S);
+      Out += "(if ";
+      expr(I->Cond);
+      Out += " ";
+      block(I->Then);
+      if (I->HasElse) {
+        Out += " else ";
+        block(I->Else);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::ForStmt: {
+      auto *F = llvm::cast<ForStmt>(S);
+      Out += "(for " + F->Var + " ";
+      expr(F->Iterable);
+      Out += " ";
+      block(F->Body);
+      Out += ")";
+      return;
+    }
+    case NodeKind::FnStmt: {
+      auto *F = llvm::cast<FnStmt>(S);
+      Out += "(fn " + F->Name + " (";
+      for (size_t I = 0; I < F->Params.size(); ++I) {
+        Out += (I ? " " : "") + F->Params[I].Name;
+        if (F->Params[I].Default) {
+          Out += "=";
+          expr(F->Params[I].Default);
+        }
+      }
+      Out += ") ";
+      block(F->Body);
+      Out += ")";
+      return;
+    }
+    case NodeKind::ReturnStmt:
+      Out += "(return ";
+      expr(llvm::cast<ReturnStmt>(S)->Value);
+      Out += ")";
+      return;
+    case NodeKind::ScaleStmt: {
+      auto *Sc = llvm::cast<ScaleStmt>(S);
+      Out += std::string("(") + (Sc->Shrink ? "shrink " : "scale ");
+      expr(Sc->Target);
+      Out += Sc->To ? " to " : " by ";
+      expr(Sc->Amount);
+      Out += ")";
+      return;
+    }
+    case NodeKind::RemoveStmt:
+      Out += "(remove ";
+      expr(llvm::cast<RemoveStmt>(S)->Target);
+      Out += ")";
+      return;
+    case NodeKind::DependStmt: {
+      auto *D = llvm::cast<DependStmt>(S);
+      Out += "(depend ";
+      expr(D->Waiter);
+      Out += " on ";
+      expr(D->On);
+      Out += ")";
+      return;
+    }
+    case NodeKind::ScheduleStmt: {
+      auto *Sc = llvm::cast<ScheduleStmt>(S);
+      Out += "(schedule ";
+      expr(Sc->Resource);
+      if (Sc->Priority) {
+        Out += " by ";
+        expr(Sc->Priority);
+      } else {
+        Out += " " + Sc->Policy;
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::PrintStmt: {
+      Out += "(print";
+      for (const Expr *E : llvm::cast<PrintStmt>(S)->Args) {
+        Out += " ";
+        expr(E);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::AssertStmt: {
+      auto *A = llvm::cast<AssertStmt>(S);
+      Out += "(assert ";
+      expr(A->Cond);
+      if (A->Message) {
+        Out += " ";
+        expr(A->Message);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::ExprStmt:
+      expr(llvm::cast<ExprStmt>(S)->E);
+      return;
+    default:
+      Out += "?";
+    }
+  }
+};
+
+} // namespace
+
+std::string ast::dump(const Module &M) {
+  Dumper D;
+  for (const Stmt *S : M.Body) {
+    D.stmt(S);
+    D.Out += "\n";
+  }
+  return D.Out;
+}

@@ -1,0 +1,230 @@
+//===- AstBuilderExpr.cpp - Expressions -----------------------------------===//
+
+#include "AstBuilderImpl.h"
+
+#include "antlr4-runtime.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace dd;
+using namespace dd::syntax;
+
+ast::Expr *AstBuilder::buildNumber(P::NumberExprContext *C) {
+  // NUMBER -> DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? UNIT?
+  std::string Text = C->NUMBER()->getText();
+  std::string Digits;
+  size_t I = 0;
+  for (; I < Text.size(); ++I) {
+    char Ch = Text[I];
+    bool Exp = (Ch == 'e' || Ch == 'E') && I + 1 < Text.size() &&
+               (std::isdigit(static_cast<unsigned char>(Text[I + 1])) ||
+                ((Text[I + 1] == '+' || Text[I + 1] == '-') && I + 2 < Text.size() &&
+                 std::isdigit(static_cast<unsigned char>(Text[I + 2]))));
+    if (Exp) {
+      Digits.push_back(Ch);
+      Digits.push_back(Text[++I]);
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(Ch)) || Ch == '.')
+      Digits.push_back(Ch);
+    else if (Ch != '_')
+      break;
+  }
+  std::string Unit = Text.substr(I);
+  double V = std::strtod(Digits.c_str(), nullptr);
+  Dim D;
+  if (!Unit.empty()) {
+    auto U = lookupUnit(Unit);
+    if (!U) {
+      Diags.error(range(C), "unknown unit '" + Unit + "' (units: " +
+                                knownUnits() + ")");
+    } else {
+      V *= U->Scale;
+      D = U->D;
+    }
+  }
+  if (!std::isfinite(V))
+    Diags.error(range(C), "number out of range");
+  return Ctx.make<ast::NumberLit>(range(C), V, D);
+}
+
+ast::Expr *AstBuilder::buildSelect(P::SelectExprContext *C) {
+  // selectExpr -> 'select' IDENT (',' IDENT)* ('where' expr)?
+  auto *S = Ctx.make<ast::Select>(range(C));
+  for (antlr4::tree::TerminalNode *K : C->IDENT()) {
+    S->Kinds.push_back(K->getText());
+    S->KindRanges.push_back(range(K));
+  }
+  if (C->expr())
+    S->Where = buildExpr(C->expr());
+  return S;
+}
+
+ast::Expr *AstBuilder::buildInsert(P::InsertExprContext *C) {
+  // insertExpr -> 'insert' IDENT STRING insertClause+
+  auto *I = Ctx.make<ast::Insert>(range(C));
+  I->TaskKind = C->IDENT()->getText();
+  I->KindRange = range(C->IDENT());
+  I->TaskName = unquote(C->STRING());
+  for (P::InsertClauseContext *Cl : C->insertClause()) {
+    // insertClause -> ('on' | IDENT) expr
+    std::string Word = Cl->IDENT() ? Cl->IDENT()->getText() : "on";
+    SourceRange WordRange = range(Cl->getStart());
+    ast::Expr *E = buildExpr(Cl->expr());
+    ast::Expr **Slot = Word == "on"         ? &I->On
+                       : Word == "duration" ? &I->Duration
+                       : Word == "bytes"    ? &I->Bytes
+                       : Word == "after"    ? &I->After
+                       : Word == "before"   ? &I->Before
+                                            : nullptr;
+    if (!Slot) {
+      Diags.error(WordRange, "unknown insert clause '" + Word +
+                                 "' (clauses: on, duration, bytes, after, "
+                                 "before)");
+      continue;
+    }
+    if (*Slot) {
+      Diags.error(WordRange, "'" + Word + "' given twice");
+      continue;
+    }
+    *Slot = E;
+  }
+  return I;
+}
+
+ast::Expr *AstBuilder::buildCall(P::CallExprContext *C) {
+  // callExpr -> expr '(' argList? ')'
+  auto *Call = Ctx.make<ast::Call>(range(C), buildOp(C->opExpr()));
+  if (P::ArgListContext *AL = C->argList())
+    for (P::ArgContext *A : AL->arg()) {
+      // arg -> (IDENT ':')? expr
+      ast::Argument Arg;
+      if (A->IDENT()) {
+        Arg.Name = A->IDENT()->getText();
+        Arg.NameRange = range(A->IDENT());
+      }
+      Arg.Value = buildExpr(A->expr());
+      Call->Args.push_back(Arg);
+    }
+  return Call;
+}
+
+ast::Expr *AstBuilder::buildLambda(P::LambdaExprContext *C) {
+  // lambdaExpr -> (IDENT | '(' IDENT (',' IDENT)* ')') '->' expr
+  std::vector<std::string> Params;
+  for (antlr4::tree::TerminalNode *P : C->lambdaParams()->IDENT())
+    Params.push_back(P->getText());
+  return Ctx.make<ast::Lambda>(range(C), std::move(Params),
+                               buildExpr(C->expr()));
+}
+
+ast::Expr *AstBuilder::binary(ast::BinaryOp Op, P::OpExprContext *C,
+                              P::OpExprContext *L, P::OpExprContext *R,
+                              antlr4::Token *OpTok) {
+  SourceRange OR = OpTok ? range(OpTok) : range(C);
+  return Ctx.make<ast::Binary>(range(C), Op, buildOp(L), buildOp(R), OR);
+}
+
+ast::Expr *AstBuilder::buildOp(P::OpExprContext *C) {
+  using ast::BinaryOp;
+  SourceRange R = range(C);
+  if (auto *N = dynamic_cast<P::NameExprContext *>(C))
+    return Ctx.make<ast::Name>(R, N->IDENT()->getText());
+  if (auto *N = dynamic_cast<P::NumberExprContext *>(C))
+    return buildNumber(N);
+  if (auto *S = dynamic_cast<P::StringExprContext *>(C))
+    return Ctx.make<ast::StringLit>(R, unquote(S->STRING()));
+  if (auto *X = dynamic_cast<P::RegexExprContext *>(C)) {
+    std::string T = X->REGEX()->getText();
+    std::string Pattern;
+    for (size_t I = 1; I + 1 < T.size(); ++I) {
+      if (T[I] == '\\' && T[I + 1] == '/')
+        continue; // "\/" is a slash
+      Pattern.push_back(T[I]);
+    }
+    return Ctx.make<ast::RegexLit>(R, Pattern);
+  }
+  if (dynamic_cast<P::BoolExprContext *>(C))
+    return Ctx.make<ast::BoolLit>(R, C->getStart()->getText() == "true");
+  if (dynamic_cast<P::NoneExprContext *>(C))
+    return Ctx.make<ast::NoneLit>(R);
+  if (auto *P = dynamic_cast<P::ParenExprContext *>(C)) {
+    ast::Expr *Inner = buildExpr(P->expr());
+    return Inner;
+  }
+  if (auto *L = dynamic_cast<P::ListExprContext *>(C)) {
+    auto *List = Ctx.make<ast::ListLit>(R);
+    for (P::ExprContext *E : L->expr())
+      List->Elements.push_back(buildExpr(E));
+    return List;
+  }
+  if (auto *M = dynamic_cast<P::MemberExprContext *>(C))
+    return Ctx.make<ast::Member>(R, buildOp(M->opExpr()), M->IDENT()->getText(),
+                                 range(M->IDENT()));
+  if (auto *Cl = dynamic_cast<P::CallExprContext *>(C))
+    return buildCall(Cl);
+  if (auto *I = dynamic_cast<P::IndexExprContext *>(C))
+    return Ctx.make<ast::Index>(R, buildOp(I->opExpr()), buildExpr(I->expr()));
+  if (auto *N = dynamic_cast<P::NotExprContext *>(C))
+    return Ctx.make<ast::Unary>(R, ast::UnaryOp::Not, buildOp(N->opExpr()));
+  if (auto *N = dynamic_cast<P::NegExprContext *>(C)) {
+    ast::Expr *E = buildOp(N->opExpr());
+    // Fold "-5ms" into a literal so units stay attached.
+    if (auto *Num = llvm::dyn_cast<ast::NumberLit>(E)) {
+      Num->Value = -Num->Value;
+      Num->Range = R;
+      return Num;
+    }
+    return Ctx.make<ast::Unary>(R, ast::UnaryOp::Neg, E);
+  }
+  if (auto *O = dynamic_cast<P::OrExprContext *>(C))
+    return binary(BinaryOp::Or, C, O->opExpr(0), O->opExpr(1), nullptr);
+  if (auto *A = dynamic_cast<P::AndExprContext *>(C))
+    return binary(BinaryOp::And, C, A->opExpr(0), A->opExpr(1), nullptr);
+  if (auto *U = dynamic_cast<P::UnionExprContext *>(C))
+    return binary(BinaryOp::Union, C, U->opExpr(0), U->opExpr(1), nullptr);
+  if (auto *I = dynamic_cast<P::IntersectExprContext *>(C))
+    return binary(BinaryOp::Intersect, C, I->opExpr(0), I->opExpr(1), nullptr);
+  if (auto *Cmp = dynamic_cast<P::CompareExprContext *>(C)) {
+    std::string Op = Cmp->op->getText();
+    BinaryOp K = Op == "=="   ? BinaryOp::Eq
+                 : Op == "!=" ? BinaryOp::Ne
+                 : Op == "<"  ? BinaryOp::Lt
+                 : Op == "<=" ? BinaryOp::Le
+                 : Op == ">"  ? BinaryOp::Gt
+                 : Op == ">=" ? BinaryOp::Ge
+                 : Op == "~"  ? BinaryOp::Match
+                 : Op == "!~" ? BinaryOp::NoMatch
+                              : BinaryOp::In;
+    return binary(K, C, Cmp->opExpr(0), Cmp->opExpr(1), Cmp->op);
+  }
+  if (auto *A = dynamic_cast<P::AddExprContext *>(C))
+    return binary(A->op->getText() == "+" ? BinaryOp::Add : BinaryOp::Sub, C,
+                  A->opExpr(0), A->opExpr(1), A->op);
+  if (auto *M = dynamic_cast<P::MulExprContext *>(C)) {
+    std::string Op = M->op->getText();
+    return binary(Op == "*"   ? BinaryOp::Mul
+                  : Op == "/" ? BinaryOp::Div
+                              : BinaryOp::Mod,
+                  C, M->opExpr(0), M->opExpr(1), M->op);
+  }
+  if (auto *Rg = dynamic_cast<P::RangeExprContext *>(C))
+    return Ctx.make<ast::Range>(R, buildOp(Rg->opExpr(0)),
+                                buildOp(Rg->opExpr(1)));
+  if (auto *S = dynamic_cast<P::SelectExprContext *>(C))
+    return buildSelect(S);
+  if (auto *I = dynamic_cast<P::InsertExprContext *>(C))
+    return buildInsert(I);
+  if (auto *Ch = dynamic_cast<P::ChannelExprContext *>(C))
+    return Ctx.make<ast::Channel>(R, unquote(Ch->STRING()));
+  Diags.error(R, "internal error: unhandled expression");
+  return Ctx.make<ast::NoneLit>(R);
+}
+
+ast::Expr *AstBuilder::buildExpr(P::ExprContext *C) {
+  // expr -> lambdaParams '->' expr | opExpr
+  if (auto *L = dynamic_cast<P::LambdaExprContext *>(C))
+    return buildLambda(L);
+  return buildOp(static_cast<P::OperatorExprContext *>(C)->opExpr());
+}

@@ -1,0 +1,63 @@
+//===- AstBuilderImpl.h - Parse tree to AST (private) -----------*- C++ -*-===//
+//
+// The ANTLR firewall: only AstBuilder*.cpp include this header and the
+// generated parser. Each build function starts with the production it
+// handles.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_SYNTAX_ASTBUILDERIMPL_H
+#define DD_SYNTAX_ASTBUILDERIMPL_H
+
+#include "syntax/Parser.h"
+
+#include "DDScriptLexer.h"
+#include "DDScriptParser.h"
+
+namespace dd::syntax {
+
+using P = dd::syntax::gen::DDScriptParser;
+
+class AstBuilder {
+public:
+  AstBuilder(const SourceManager &SM, BufferId B, ast::AstContext &Ctx,
+             DiagEngine &Diags);
+
+  ast::Stmt *buildStmt(P::StmtContext *C);
+  ast::Expr *buildExpr(P::ExprContext *C);
+  void buildBlock(P::BlockContext *C, ast::Block &Out);
+
+  /// The byte range of a token or a rule.
+  SourceRange range(antlr4::Token *T) const;
+  SourceRange range(antlr4::ParserRuleContext *C) const;
+  SourceRange range(antlr4::tree::TerminalNode *N) const {
+    return range(N->getSymbol());
+  }
+
+private:
+  const SourceManager &SM;
+  BufferId Buffer;
+  ast::AstContext &Ctx;
+  DiagEngine &Diags;
+  /// Code-point index -> byte offset, when the buffer is not pure ASCII
+  /// (ANTLR's input stream counts code points).
+  std::vector<uint32_t> ByteOf;
+
+  uint32_t byteOffset(size_t CodePoint) const;
+  ast::Stmt *buildIf(P::IfStatementContext *C);
+  ast::Stmt *buildFn(P::FnStmtContext *C);
+  ast::Stmt *buildImport(P::ImportStmtContext *C);
+  ast::Expr *buildNumber(P::NumberExprContext *C);
+  ast::Expr *buildSelect(P::SelectExprContext *C);
+  ast::Expr *buildInsert(P::InsertExprContext *C);
+  ast::Expr *buildCall(P::CallExprContext *C);
+  ast::Expr *buildLambda(P::LambdaExprContext *C);
+  ast::Expr *buildOp(P::OpExprContext *C);
+  ast::Expr *binary(ast::BinaryOp Op, P::OpExprContext *C,
+                    P::OpExprContext *L, P::OpExprContext *R,
+                    antlr4::Token *OpTok);
+  std::string unquote(antlr4::tree::TerminalNode *N);
+};
+
+} // namespace dd::syntax
+
+#endif
