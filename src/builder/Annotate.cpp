@@ -6,9 +6,11 @@
 // the task's position in its iteration: before the first backward task is
 // forward, after the last one optimizer (when the trace names no optimizer
 // step). Layers are nn.Module ranges when the trace has them; otherwise each
-// top-level forward operator is a layer ("conv2d#3"), and backward operators
-// join the layer of the forward operator with the same autograd sequence
-// number. GPU work inherits from the call that launched it.
+// top-level forward operator is a layer ("conv2d#3": the third conv2d call
+// of the iteration's forward pass, so that data-loading calls that vary
+// between iterations do not shift the numbering). Backward operators join
+// the layer of the forward operator with the same autograd sequence number.
+// GPU work inherits from the call that launched it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,8 +174,10 @@ static void assignLayers(BuildContext &C) {
       }
     }
   } else {
-    // Top-level forward operators, numbered within their iteration.
-    std::vector<uint32_t> Ordinal(G.Iterations.size(), 0);
+    // Top-level forward operators: the k-th call of an operator in an
+    // iteration is layer "op#k" (so data-loading calls that vary between
+    // iterations do not shift the numbering of the model's layers).
+    std::vector<llvm::StringMap<uint32_t>> Ordinal(G.Iterations.size());
     std::vector<TaskId> Order;
     for (TaskId X = 0; X < G.numTasks(); ++X)
       if (!G.isGpu(X))
@@ -195,8 +199,8 @@ static void assignLayers(BuildContext &C) {
       std::string_view N = G.name(X);
       if (startsWith(N, "aten::"))
         N.remove_prefix(6);
-      G.LayerOf[X] =
-          LayerFor(std::string(N) + "#" + std::to_string(++Ordinal[It]));
+      uint32_t K = ++Ordinal[It][N];
+      G.LayerOf[X] = LayerFor(std::string(N) + "#" + std::to_string(K));
     }
     for (TaskId X = 0; X < G.numTasks(); ++X)
       if (!G.isGpu(X) && G.LayerOf[X] == NoLayer && G.Parent[X] != NoTask &&

@@ -282,6 +282,13 @@ void Calibrator::run() {
     startSide(X);
     endSide(X);
   }
+  for (ResourceId R = 0; R < G.Resources.size(); ++R) {
+    Resource &Res = G.Resources[R];
+    Res.TypicalGap = Res.Kind == ResourceKind::GpuStream
+                         ? (TypGap.count(Res.Device) ? TypGap.lookup(Res.Device)
+                                                     : 1000)
+                         : TypCpuGap[R];
+  }
   // Remove the edges the measured times disproved.
   std::vector<Edge> Kept;
   Kept.reserve(G.Edges.size());

@@ -439,7 +439,7 @@ llvm::Expected<Graph> graph::buildGraph(const trace::Trace &T,
   annotate(C);
   std::string Error;
   if (!C.G.finalize(&Error))
-    return fail("internal error: the inferred dependencies are cyclic: " +
+    return fail("internal error: the inferred dependencies are circular: " +
                 Error);
   return std::move(C.G);
 }

@@ -2,7 +2,9 @@
 #ifndef DD_DRIVER_COMMANDS_H
 #define DD_DRIVER_COMMANDS_H
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dd::driver {
 
@@ -20,6 +22,16 @@ struct TraceOptions {
 
 int runInspect(const TraceOptions &O);
 int runReplay(const TraceOptions &O);
+
+struct ModelOptions {
+  std::string Model;                 ///< a path, or a standard model's name
+  std::vector<std::string> Settings; ///< NAME=VALUE
+  uint64_t MaxSteps = 50'000'000;
+};
+
+int runModel(const ModelOptions &M, const TraceOptions &T);
+int runCheck(const std::vector<std::string> &Models);
+int runDisasm(const std::string &Model);
 
 } // namespace dd::driver
 

@@ -59,6 +59,36 @@ int main(int argc, char **argv) {
                         "differs from the trace, with what bound them");
   ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
 
+  ModelOptions RunModel;
+  TraceOptions RunTrace;
+  CLI::App *RunCmd = App.add_subcommand(
+      "run", "Run an optimization model (.dd) against a trace: measured, "
+             "replayed and predicted iteration time");
+  RunCmd->add_option("model", RunModel.Model,
+                     "The model: a .dd file, or the name of a standard model "
+                     "(amp, fused_adam, ...)")
+      ->required();
+  addTraceOptions(RunCmd, RunTrace, true);
+  RunCmd->add_option("--set", RunModel.Settings,
+                     "Set a parameter: NAME=VALUE (repeatable)");
+  RunCmd->add_option("--max-steps", RunModel.MaxSteps,
+                     "Stop a model after this many VM steps")
+      ->check(CLI::PositiveNumber);
+  RunCmd->callback([&] { std::exit(runModel(RunModel, RunTrace)); });
+
+  std::vector<std::string> CheckModels;
+  CLI::App *CheckCmd = App.add_subcommand(
+      "check", "Check models without running them (no trace needed)");
+  CheckCmd->add_option("models", CheckModels, "Models (.dd files or names)")
+      ->required();
+  CheckCmd->callback([&] { std::exit(runCheck(CheckModels)); });
+
+  std::string DisasmModel;
+  CLI::App *DisasmCmd = App.add_subcommand(
+      "disasm", "Print the bytecode a model compiles to");
+  DisasmCmd->add_option("model", DisasmModel, "The model")->required();
+  DisasmCmd->callback([&] { std::exit(runDisasm(DisasmModel)); });
+
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {

@@ -417,13 +417,40 @@ bool Graph::checkAcyclic(std::string *Error) const {
   if (Done == 2 * Live)
     return true;
   if (Error) {
-    for (TaskId T = 0; T < N; ++T) {
-      if (isLeaf(T) && !isRemoved(T) && Pending[2 * T] != 0) {
-        *Error = "the dependencies form a cycle (task '" +
-                 std::string(name(T)) + "' can never start)";
-        break;
+    // Walk back from a point that never became ready through predecessors
+    // that did not either; the first point seen twice is on the cycle.
+    uint32_t P = ~0u;
+    for (TaskId T = 0; T < N && P == ~0u; ++T)
+      if (isLeaf(T) && !isRemoved(T) && Pending[2 * T] != 0)
+        P = 2 * T;
+    std::vector<uint8_t> Seen(2 * N, 0);
+    while (P != ~0u && !Seen[P]) {
+      Seen[P] = 1;
+      TaskId T = P / 2;
+      uint32_t Next = ~0u;
+      if (P & 1) {
+        if (Pending[2 * T] != 0)
+          Next = 2 * T;
+      } else if (PrevOnRes[T] != NoTask &&
+                 Resources[Res[T]].Order == Ordering::Program &&
+                 Pending[2 * PrevOnRes[T] + 1] != 0) {
+        Next = 2 * PrevOnRes[T] + 1;
       }
+      for (uint32_t EI : inEdges(T)) {
+        if (Next != ~0u)
+          break;
+        const Edge &E = Lowered[EI];
+        if (toEnd(E.At) != static_cast<bool>(P & 1))
+          continue;
+        uint32_t Src = 2 * E.Src + (fromStart(E.At) ? 0 : 1);
+        if (Pending[Src] != 0 || (Src & 1) == 0)
+          Next = Src;
+      }
+      P = Next;
     }
+    TaskId On = P == ~0u ? 0 : P / 2;
+    *Error = "task '" + std::string(name(On)) +
+             "' would wait for itself (a dependency cycle)";
   }
   return false;
 }

@@ -75,6 +75,9 @@ struct Resource {
   int64_t Id = 0; ///< thread id, stream id, or channel ordinal
   std::string Name;
   Ordering Order = Ordering::Program;
+  /// The gap a task inserted on this resource gets after its predecessor
+  /// (the typical one the trace shows).
+  int64_t TypicalGap = 0;
 };
 
 enum class EdgeKind : uint8_t {

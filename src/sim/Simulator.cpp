@@ -119,7 +119,10 @@ void Engine::process(uint32_t Point, int64_t Now) {
     return;
   }
   // Ready on a dynamic resource: wait for the resource to choose.
-  int64_t Prio = Policy && !Policy->Priority.empty() ? Policy->Priority[T] : 0;
+  int64_t Prio = Order[G.Res[T]] == Ordering::Priority && Policy &&
+                         T < Policy->Priority.size()
+                     ? Policy->Priority[T]
+                     : 0;
   Queues[G.Res[T]].push({Prio, Ready[Point], T});
   Heap.push({Now, 1, Seq++, G.Res[T]});
 }

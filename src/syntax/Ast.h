@@ -153,6 +153,10 @@ struct Argument {
 struct Call : Expr {
   Expr *Callee;
   std::vector<Argument> Args;
+  /// Sema: for callees known at compile time, the arguments in parameter
+  /// order with named ones placed; null where an optional one is missing.
+  std::vector<Expr *> Positional;
+  bool Reordered = false;
   Call(SourceRange R, Expr *C) : Expr(NodeKind::Call, R), Callee(C) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::Call; }
 };

@@ -1,0 +1,363 @@
+//===- CodeGen.cpp - Functions, emission helpers, statements --------------===//
+
+#include "compiler/CodeGen.h"
+
+#include <cstring>
+
+using namespace dd;
+using namespace dd::compiler;
+using bc::Opcode;
+using llvm::cast;
+using llvm::dyn_cast;
+
+void CodeGen::mark(SourceRange R) {
+  auto &Lines = fn().Lines;
+  if (!Lines.empty() && Lines.back().Pc == pc()) {
+    Lines.back().Range = R;
+    return;
+  }
+  Lines.push_back({pc(), R});
+}
+
+void CodeGen::op(Opcode Op) { fn().Code.push_back(static_cast<uint8_t>(Op)); }
+
+void CodeGen::u8(unsigned V) { fn().Code.push_back(static_cast<uint8_t>(V)); }
+
+void CodeGen::u16(unsigned V, SourceRange R) {
+  if (V > 0xFFFF) {
+    Diags.error(R, "the model is too large (over 65,535 constants, locals or "
+                   "globals)");
+    V = 0;
+  }
+  fn().Code.push_back(static_cast<uint8_t>(V & 0xFF));
+  fn().Code.push_back(static_cast<uint8_t>(V >> 8));
+}
+
+void CodeGen::i32(int32_t V) {
+  uint8_t B[4];
+  std::memcpy(B, &V, 4);
+  fn().Code.insert(fn().Code.end(), B, B + 4);
+}
+
+uint32_t CodeGen::jump(Opcode Op, int Slot) {
+  op(Op);
+  if (Slot >= 0)
+    u16(static_cast<unsigned>(Slot), {});
+  uint32_t At = pc();
+  i32(0);
+  return At;
+}
+
+void CodeGen::patch(uint32_t At) {
+  int32_t Off = static_cast<int32_t>(pc() - (At + 4));
+  std::memcpy(&fn().Code[At], &Off, 4);
+}
+
+void CodeGen::loop(Opcode Op, uint32_t Target, int Slot) {
+  op(Op);
+  if (Slot >= 0)
+    u16(static_cast<unsigned>(Slot), {});
+  i32(static_cast<int32_t>(Target) - static_cast<int32_t>(pc() + 4));
+}
+
+uint16_t CodeGen::constNumber(double V, Dim D, SourceRange R) {
+  auto &Cs = fn().Constants;
+  for (size_t I = 0; I < Cs.size(); ++I)
+    if (Cs[I].K == bc::Constant::Number && Cs[I].Num == V && Cs[I].D == D)
+      return static_cast<uint16_t>(I);
+  bc::Constant C;
+  C.K = bc::Constant::Number;
+  C.Num = V;
+  C.D = D;
+  Cs.push_back(C);
+  if (Cs.size() > 0xFFFF)
+    Diags.error(R, "too many constants in one function");
+  return static_cast<uint16_t>(Cs.size() - 1);
+}
+
+uint16_t CodeGen::constString(const std::string &S, SourceRange R,
+                              bc::Constant::Kind K) {
+  auto &Cs = fn().Constants;
+  for (size_t I = 0; I < Cs.size(); ++I)
+    if (Cs[I].K == K && Cs[I].Str == S)
+      return static_cast<uint16_t>(I);
+  bc::Constant C;
+  C.K = K;
+  C.Str = S;
+  Cs.push_back(C);
+  if (Cs.size() > 0xFFFF)
+    Diags.error(R, "too many constants in one function");
+  return static_cast<uint16_t>(Cs.size() - 1);
+}
+
+uint32_t CodeGen::newFunction(std::string Name, SourceRange R) {
+  bc::Function F;
+  F.Name = std::move(Name);
+  F.Range = R;
+  P.Functions.push_back(std::move(F));
+  return static_cast<uint32_t>(P.Functions.size() - 1);
+}
+
+void CodeGen::load(const ast::Resolution &Res, SourceRange R) {
+  switch (Res.K) {
+  case ast::Resolution::Local:
+    op(Opcode::LoadLocal);
+    u16(Res.Index, R);
+    return;
+  case ast::Resolution::Capture:
+    op(Opcode::LoadCapture);
+    u16(Res.Index, R);
+    return;
+  case ast::Resolution::Global:
+    op(Opcode::LoadGlobal);
+    u16(Res.Index, R);
+    return;
+  default:
+    Diags.error(R, "internal error: cannot load this name");
+    op(Opcode::PushNone);
+  }
+}
+
+void CodeGen::store(const ast::Resolution &Res, SourceRange R) {
+  switch (Res.K) {
+  case ast::Resolution::Local:
+    op(Opcode::StoreLocal);
+    u16(Res.Index, R);
+    return;
+  case ast::Resolution::Global:
+    op(Opcode::StoreGlobal);
+    u16(Res.Index, R);
+    return;
+  default:
+    Diags.error(R, "internal error: cannot store to this name");
+    op(Opcode::Pop);
+  }
+}
+
+void CodeGen::closure(uint32_t Index, const ast::FrameInfo &Frame,
+                      SourceRange R) {
+  for (const ast::Resolution &C : Frame.Captures)
+    load(C, R);
+  mark(R);
+  op(Opcode::MakeClosure);
+  u16(Index, R);
+  u8(static_cast<unsigned>(Frame.Captures.size()));
+}
+
+void CodeGen::function(ast::FnStmt *F) {
+  uint32_t Saved = Fn;
+  uint32_t Index = newFunction(F->Name, F->Range);
+  Fn = Index;
+  bc::Function &Out = fn();
+  Out.NumParams = static_cast<uint16_t>(F->Params.size());
+  for (const ast::FnParam &Pm : F->Params)
+    if (!Pm.Default)
+      ++Out.RequiredParams;
+  Out.NumLocals = static_cast<uint16_t>(F->Frame.NumLocals);
+  Out.NumCaptures = static_cast<uint16_t>(F->Frame.Captures.size());
+  // Defaults of parameters the caller left out.
+  for (size_t I = 0; I < F->Params.size(); ++I) {
+    if (!F->Params[I].Default)
+      continue;
+    uint32_t Skip = jump(Opcode::JumpIfPresent, static_cast<int>(I));
+    expr(F->Params[I].Default);
+    op(Opcode::StoreLocal);
+    u16(static_cast<unsigned>(I), F->Params[I].Range);
+    patch(Skip);
+  }
+  block(F->Body);
+  op(Opcode::PushNone);
+  op(Opcode::Return);
+  Fn = Saved;
+  closure(Index, F->Frame, F->NameRange);
+  store(F->Target, F->NameRange);
+}
+
+void CodeGen::lambda(ast::Lambda *L) {
+  uint32_t Saved = Fn;
+  uint32_t Index = newFunction("lambda", L->Range);
+  Fn = Index;
+  fn().NumParams = fn().RequiredParams =
+      static_cast<uint16_t>(L->Params.size());
+  fn().NumLocals = static_cast<uint16_t>(L->Frame.NumLocals);
+  fn().NumCaptures = static_cast<uint16_t>(L->Frame.Captures.size());
+  expr(L->Body);
+  op(Opcode::Return);
+  Fn = Saved;
+  closure(Index, L->Frame, L->Range);
+}
+
+void CodeGen::block(const ast::Block &B) {
+  for (ast::Stmt *S : B.Stmts)
+    stmt(S);
+}
+
+void CodeGen::stmt(ast::Stmt *S) {
+  switch (S->Kind) {
+  case ast::NodeKind::ParamStmt: {
+    auto *Pm = cast<ast::ParamStmt>(S);
+    expr(Pm->Default);
+    uint32_t Index = 0;
+    for (; Index < P.Params.size(); ++Index)
+      if (P.Params[Index].Name == Pm->Name)
+        break;
+    mark(Pm->Range);
+    op(Opcode::Param);
+    u16(Index, Pm->Range);
+    return;
+  }
+  case ast::NodeKind::ImportStmt:
+    return; // imported modules run first, in InitOrder
+  case ast::NodeKind::LetStmt: {
+    auto *L = cast<ast::LetStmt>(S);
+    expr(L->Value);
+    store(L->Target, L->NameRange);
+    return;
+  }
+  case ast::NodeKind::AssignStmt: {
+    auto *A = cast<ast::AssignStmt>(S);
+    expr(A->Value);
+    store(A->Target->Res, A->Target->Range);
+    return;
+  }
+  case ast::NodeKind::IfStmt: {
+    auto *I = cast<ast::IfStmt>(S);
+    expr(I->Cond);
+    mark(I->Cond->Range);
+    uint32_t Else = jump(Opcode::JumpIfFalse);
+    block(I->Then);
+    if (!I->HasElse) {
+      patch(Else);
+      return;
+    }
+    uint32_t End = jump(Opcode::Jump);
+    patch(Else);
+    block(I->Else);
+    patch(End);
+    return;
+  }
+  case ast::NodeKind::ForStmt: {
+    auto *F = cast<ast::ForStmt>(S);
+    expr(F->Iterable);
+    mark(F->Iterable->Range);
+    op(Opcode::IterInit);
+    u16(F->IterSlot, F->Range);
+    uint32_t Top = pc();
+    uint32_t Exit = jump(Opcode::IterNext, static_cast<int>(F->IterSlot));
+    store(F->VarSlot, F->VarRange);
+    block(F->Body);
+    loop(Opcode::Jump, Top);
+    patch(Exit);
+    return;
+  }
+  case ast::NodeKind::FnStmt:
+    function(cast<ast::FnStmt>(S));
+    return;
+  case ast::NodeKind::ReturnStmt: {
+    auto *R = cast<ast::ReturnStmt>(S);
+    if (R->Value)
+      expr(R->Value);
+    else
+      op(Opcode::PushNone);
+    op(Opcode::Return);
+    return;
+  }
+  case ast::NodeKind::ScaleStmt: {
+    auto *Sc = cast<ast::ScaleStmt>(S);
+    expr(Sc->Target);
+    expr(Sc->Amount);
+    mark(Sc->Range);
+    op(Opcode::Scale);
+    u8(Sc->To ? 2 : Sc->Shrink ? 1 : 0);
+    return;
+  }
+  case ast::NodeKind::RemoveStmt:
+    expr(cast<ast::RemoveStmt>(S)->Target);
+    mark(S->Range);
+    op(Opcode::Remove);
+    return;
+  case ast::NodeKind::DependStmt: {
+    auto *D = cast<ast::DependStmt>(S);
+    expr(D->Waiter);
+    expr(D->On);
+    mark(D->Range);
+    op(Opcode::Depend);
+    return;
+  }
+  case ast::NodeKind::ScheduleStmt: {
+    auto *Sc = cast<ast::ScheduleStmt>(S);
+    if (Sc->Priority)
+      expr(Sc->Priority);
+    expr(Sc->Resource);
+    mark(Sc->Range);
+    op(Opcode::Schedule);
+    u8(Sc->Priority ? 0 : Sc->Policy == "fifo" ? 1 : 2);
+    return;
+  }
+  case ast::NodeKind::PrintStmt: {
+    auto *Pr = cast<ast::PrintStmt>(S);
+    for (ast::Expr *E : Pr->Args)
+      expr(E);
+    mark(Pr->Range);
+    op(Opcode::Print);
+    u8(static_cast<unsigned>(Pr->Args.size()));
+    return;
+  }
+  case ast::NodeKind::AssertStmt: {
+    auto *A = cast<ast::AssertStmt>(S);
+    expr(A->Cond);
+    if (A->Message)
+      expr(A->Message);
+    mark(A->Range);
+    op(Opcode::Assert);
+    u8(A->Message ? 1 : 0);
+    return;
+  }
+  case ast::NodeKind::ExprStmt:
+    expr(cast<ast::ExprStmt>(S)->E);
+    op(Opcode::Pop);
+    return;
+  default:
+    Diags.error(S->Range, "internal error: cannot compile this statement");
+  }
+}
+
+void CodeGen::moduleInit(const sema::ModuleInfo &M) {
+  uint32_t Index = newFunction("<module " + M.Name + ">",
+                               {M.M->Buffer, 0, 0});
+  Fn = Index;
+  fn().NumLocals = static_cast<uint16_t>(M.M->Frame.NumLocals);
+  for (ast::Stmt *S : M.M->Body)
+    stmt(S);
+  op(Opcode::PushNone);
+  op(Opcode::Return);
+  P.InitOrder.push_back(Index);
+}
+
+void CodeGen::program() {
+  P.GlobalNames = Info.GlobalNames;
+  for (ast::ParamStmt *Pm : Info.Params) {
+    bc::ParamInfo I;
+    I.Name = Pm->Name;
+    I.Doc = Pm->Doc;
+    I.Global = static_cast<uint16_t>(Pm->Global);
+    I.Range = Pm->Range;
+    if (auto *N = dyn_cast<ast::NumberLit>(Pm->Default)) {
+      I.LiteralDefault = true;
+      I.Default.K = bc::Constant::Number;
+      I.Default.Num = N->Value;
+      I.Default.D = N->D;
+    } else if (auto *S = dyn_cast<ast::StringLit>(Pm->Default)) {
+      I.LiteralDefault = true;
+      I.Default.K = bc::Constant::String;
+      I.Default.Str = S->Value;
+    }
+    P.Params.push_back(std::move(I));
+  }
+  for (size_t I = 0; I < Info.Modules.size(); ++I)
+    for (bc::ParamInfo &Pm : P.Params)
+      if (Pm.Range.Buffer == Info.Modules[I].M->Buffer)
+        Pm.Module = Info.Modules[I].Name;
+  for (const sema::ModuleInfo &M : Info.Modules)
+    moduleInit(M);
+}

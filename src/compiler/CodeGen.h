@@ -1,0 +1,72 @@
+//===- CodeGen.h - AST to bytecode (private) --------------------*- C++ -*-===//
+#ifndef DD_COMPILER_CODEGEN_H
+#define DD_COMPILER_CODEGEN_H
+
+#include "bytecode/Bytecode.h"
+#include "sema/Sema.h"
+#include "support/Diagnostics.h"
+
+namespace dd::compiler {
+
+/// Resolution indexes Sema gives builtin values.
+constexpr uint32_t BuiltinValueBase = 0x8000;
+constexpr uint32_t PhaseConstBase = 0x4000;
+
+class CodeGen {
+public:
+  CodeGen(const sema::ProgramInfo &Info, bc::Program &P, DiagEngine &Diags,
+          const SourceManager &SM)
+      : Info(Info), P(P), Diags(Diags), SM(SM) {}
+  void program();
+
+private:
+  const sema::ProgramInfo &Info;
+  bc::Program &P;
+  DiagEngine &Diags;
+  const SourceManager &SM;
+  uint32_t Fn = 0; ///< index of the function being emitted
+
+  bc::Function &fn() { return P.Functions[Fn]; }
+  uint32_t pc() { return static_cast<uint32_t>(fn().Code.size()); }
+  void mark(SourceRange R);
+  void op(bc::Opcode Op);
+  void u8(unsigned V);
+  void u16(unsigned V, SourceRange R);
+  void i32(int32_t V);
+  /// Emits a jump with a placeholder; returns the offset to patch.
+  uint32_t jump(bc::Opcode Op, int Slot = -1);
+  void patch(uint32_t At);        ///< make the jump at At land here
+  void loop(bc::Opcode Op, uint32_t Target, int Slot = -1);
+  uint16_t constNumber(double V, Dim D, SourceRange R);
+  uint16_t constString(const std::string &S, SourceRange R,
+                       bc::Constant::Kind K = bc::Constant::String);
+
+  uint32_t newFunction(std::string Name, SourceRange R);
+  void moduleInit(const sema::ModuleInfo &M);
+  void function(ast::FnStmt *F);
+  void lambda(ast::Lambda *L);
+  void closure(uint32_t Index, const ast::FrameInfo &Frame, SourceRange R);
+  void load(const ast::Resolution &Res, SourceRange R);
+  void store(const ast::Resolution &Res, SourceRange R);
+
+  void stmt(ast::Stmt *S);
+  void block(const ast::Block &B);
+  void expr(ast::Expr *E);
+  void call(ast::Call *C);
+  void binary(ast::Binary *B);
+  void select(ast::Select *S);
+  void insert(ast::Insert *I);
+
+  // Select predicates (CodeGenFilter.cpp).
+  struct FilterBuilder {
+    bc::FilterProgram Program;
+    std::vector<ast::Expr *> Captures;
+  };
+  uint16_t filterNode(FilterBuilder &B, ast::Expr *E);
+  uint16_t filterMask(FilterBuilder &B, ast::Expr *E);
+  static bool dependsOnTask(ast::Expr *E);
+};
+
+} // namespace dd::compiler
+
+#endif

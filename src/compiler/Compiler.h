@@ -1,0 +1,54 @@
+//===- Compiler.h - .dd files to a bytecode Program -------------*- C++ -*-===//
+//
+// Loads a model and the modules it imports, checks them (Sema) and compiles
+// them to bytecode. The VM never sees what is declared here beyond the
+// resulting bc::Program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_COMPILER_COMPILER_H
+#define DD_COMPILER_COMPILER_H
+
+#include "bytecode/Bytecode.h"
+#include "support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::compiler {
+
+struct CompileOptions {
+  /// Directories searched for "import std.NAME" (NAME.dd), in order.
+  std::vector<std::string> StdlibDirs;
+};
+
+/// A parameter as `ddscript models` and `--set` see it.
+struct ParamSummary {
+  std::string Name, Doc, DefaultText;
+};
+
+struct CompiledModel {
+  bc::Program Program;
+  std::vector<ParamSummary> Params;
+  std::string Description; ///< the model's first comment line
+};
+
+/// Compiles the model in \p Path. Errors (syntax, checks, missing imports)
+/// go to \p Diags with locations in \p SM; the result is empty then.
+std::optional<CompiledModel> compileFile(const std::string &Path,
+                                         const CompileOptions &Opts,
+                                         SourceManager &SM, DiagEngine &Diags);
+
+/// Compiles source text given directly (tests, `--expr`).
+std::optional<CompiledModel> compileSource(const std::string &Name,
+                                           std::string Text,
+                                           const CompileOptions &Opts,
+                                           SourceManager &SM,
+                                           DiagEngine &Diags);
+
+/// The first comment block of a model's text, joined ("what it models").
+std::string leadingComment(const std::string &Text);
+
+} // namespace dd::compiler
+
+#endif

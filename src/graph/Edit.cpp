@@ -1,0 +1,79 @@
+#include "graph/Edit.h"
+
+#include <cmath>
+
+using namespace dd;
+using namespace dd::graph;
+
+int64_t graph::scaledDuration(int64_t D, double Factor, bool Divide) {
+  double V = Divide ? static_cast<double>(D) / Factor
+                    : static_cast<double>(D) * Factor;
+  return static_cast<int64_t>(std::llround(V));
+}
+
+namespace {
+/// Calls F(leaf, GapIsInner) for each leaf of container C in order.
+template <typename Fn> void forLeaves(const Graph &G, TaskId C, Fn F) {
+  std::vector<TaskId> Leaves = G.leavesOf(C);
+  for (size_t I = 0; I < Leaves.size(); ++I)
+    F(Leaves[I], I > 0);
+}
+} // namespace
+
+uint64_t graph::scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
+                           bool Divide) {
+  if (!G.finalized())
+    G.finalize();
+  size_t N = G.numTasks();
+  llvm::BitVector DurDone(N), GapDone(N);
+  uint64_t Changed = 0;
+  auto Leaf = [&](TaskId L, bool InnerGap) {
+    if (!DurDone.test(L)) {
+      DurDone.set(L);
+      G.Dur[L] = scaledDuration(G.Dur[L], Factor, Divide);
+      G.Flags[L] |= TF_Changed;
+      ++Changed;
+    }
+    if (InnerGap && !GapDone.test(L)) {
+      GapDone.set(L);
+      G.Gap[L] = scaledDuration(G.Gap[L], Factor, Divide);
+    }
+  };
+  for (int T = Set.find_first(); T >= 0; T = Set.find_next(T)) {
+    TaskId X = static_cast<TaskId>(T);
+    if (G.isRemoved(X))
+      continue;
+    if (G.isLeaf(X)) {
+      Leaf(X, false);
+      continue;
+    }
+    G.Flags[X] |= TF_Changed;
+    forLeaves(G, X, Leaf);
+  }
+  return Changed;
+}
+
+int64_t graph::innerTime(const Graph &G, TaskId T) {
+  if (G.isLeaf(T))
+    return G.Dur[T];
+  int64_t Sum = 0;
+  forLeaves(G, T, [&](TaskId L, bool InnerGap) {
+    Sum += G.Dur[L] + (InnerGap ? G.Gap[L] : 0);
+  });
+  return Sum;
+}
+
+void graph::setTaskDuration(Graph &G, TaskId T, int64_t Ns) {
+  if (G.isLeaf(T)) {
+    G.Dur[T] = Ns;
+    G.Flags[T] |= TF_Changed;
+    return;
+  }
+  int64_t Now = innerTime(G, T);
+  if (Now <= 0)
+    return;
+  double Factor = static_cast<double>(Ns) / static_cast<double>(Now);
+  llvm::BitVector One(G.numTasks());
+  One.set(T);
+  scaleTasks(G, One, Factor, false);
+}

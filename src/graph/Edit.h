@@ -1,0 +1,40 @@
+//===- Edit.h - Changing task durations -------------------------*- C++ -*-===//
+//
+// The one implementation of "make these tasks faster or slower", used by the
+// .dd VM and by C++ callers alike, so both give the same graph to the
+// nanosecond. A container stands for the calls it encloses: its leaves'
+// durations and the gaps between them change; time before its first leaf
+// and after its last (its own lead and trail) does not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_GRAPH_EDIT_H
+#define DD_GRAPH_EDIT_H
+
+#include "graph/Graph.h"
+
+#include "llvm/ADT/BitVector.h"
+
+namespace dd::graph {
+
+/// A duration scaled: round(D * Factor), or round(D / Factor) when
+/// \p Divide, to the nearest nanosecond (halves away from zero).
+int64_t scaledDuration(int64_t D, double Factor, bool Divide);
+
+/// Scales the tasks of \p Set (leaves, and containers through their
+/// leaves and inner gaps); each leaf and gap changes once even when the set
+/// holds both a container and what it encloses. Marks changed tasks with
+/// TF_Changed and returns how many leaves changed.
+uint64_t scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
+                    bool Divide);
+
+/// Sets the duration of \p T: a leaf's directly; a container's by scaling
+/// its leaves and inner gaps so that they add up to \p Ns.
+void setTaskDuration(Graph &G, TaskId T, int64_t Ns);
+
+/// The time a container's leaves and inner gaps add up to (a leaf's own
+/// duration for a leaf).
+int64_t innerTime(const Graph &G, TaskId T);
+
+} // namespace dd::graph
+
+#endif

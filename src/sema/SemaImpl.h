@@ -1,0 +1,109 @@
+//===- SemaImpl.h - Sema's private state ------------------------*- C++ -*-===//
+#ifndef DD_SEMA_SEMAIMPL_H
+#define DD_SEMA_SEMAIMPL_H
+
+#include "bytecode/Bytecode.h"
+#include "sema/Sema.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::sema {
+
+/// What Sema knows statically about a value.
+struct Ty {
+  bc::TypeKind K = bc::TypeKind::Any;
+  Dim D;
+  bool any() const { return K == bc::TypeKind::Any; }
+  bool is(bc::TypeKind T) const { return K == T; }
+  static Ty of(bc::TypeKind T, Dim D = {}) { return {T, D}; }
+  static Ty number(Dim D = {}) { return {bc::TypeKind::Number, D}; }
+};
+
+/// "a duration", "a task set", ...
+std::string describe(Ty T);
+
+struct Symbol {
+  enum Kind : uint8_t { Let, Param, Function, LoopVar, FnParam } K = Let;
+  ast::Resolution Res;
+  Ty Type;
+  SourceRange Decl;
+  ast::FnStmt *Fn = nullptr; ///< for Fn symbols: arity checks
+};
+
+/// A function being analysed (module top level, fn, lambda).
+struct Frame {
+  Frame *Parent = nullptr;
+  ast::FrameInfo *Info = nullptr;
+  bool IsModule = false;
+  std::vector<std::map<std::string, Symbol>> Blocks;
+  /// Resolution in Parent -> capture index here.
+  std::vector<std::pair<ast::Resolution, uint32_t>> CaptureOf;
+  bool InFunction = false; ///< return is allowed
+};
+
+class SemaImpl {
+public:
+  SemaImpl(DiagEngine &Diags, ProgramInfo &Out) : Diags(Diags), Out(Out) {}
+  void module(ast::Module *M, const std::string &Name);
+
+private:
+  DiagEngine &Diags;
+  ProgramInfo &Out;
+  ModuleInfo *Current = nullptr;
+  std::map<std::string, Symbol> Globals;      ///< this module's
+  std::map<std::string, uint32_t> Imports;    ///< alias -> module index
+  std::map<std::string, size_t> ParamIndex;   ///< across modules
+  Frame *F = nullptr;
+  /// Top-level globals defined so far (module code cannot read later ones).
+  std::map<std::string, bool> DefinedSoFar;
+  bool InPredicate = false;
+  unsigned FnDepth = 0;
+
+  // Declarations and scopes (Sema.cpp).
+  void predeclare(ast::Module *M);
+  uint32_t newGlobal(const std::string &Name);
+  uint32_t newLocal();
+  void declareLocal(const std::string &Name, Symbol S);
+  std::optional<ast::Resolution> lookupIn(Frame *Fr, const std::string &Name,
+                                          Symbol *Found);
+  const Symbol *lookup(const std::string &Name, ast::Resolution &Res,
+                       Symbol &Copy);
+  void pushBlock() { F->Blocks.emplace_back(); }
+  void popBlock() { F->Blocks.pop_back(); }
+  bool atModuleLevel() const {
+    return F->IsModule && F->Blocks.size() == 1;
+  }
+
+  // Statements (Sema.cpp).
+  void stmt(ast::Stmt *S);
+  void block(ast::Block &B);
+  void fnBody(ast::FnStmt *Fn);
+  void scaleStmt(ast::ScaleStmt *S);
+
+  // Expressions (SemaExpr.cpp).
+  Ty expr(ast::Expr *E);
+  Ty name(ast::Name *N);
+  Ty member(ast::Member *M, bool Called);
+  Ty call(ast::Call *C);
+  Ty binary(ast::Binary *B);
+  Ty lambda(ast::Lambda *L);
+  Ty select(ast::Select *S);
+  Ty insert(ast::Insert *I);
+  void checkArity(ast::Call *C, const std::string &What, unsigned Min,
+                  unsigned Max, const std::vector<std::string> &Params);
+  void expectSetLike(ast::Expr *E, Ty T, const char *Role);
+  void expectNumber(ast::Expr *E, Ty T, Dim D, const char *Role);
+
+  // Select predicates (SemaPredicate.cpp).
+  enum class PredShape { Mask, Column, Capture };
+  PredShape predicate(ast::Expr *E);
+  bool dependsOnTask(ast::Expr *E);
+  void checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const);
+};
+
+} // namespace dd::sema
+
+#endif

@@ -1,0 +1,207 @@
+//===- SemaPredicate.cpp - The shape of select predicates -----------------===//
+//
+// A select predicate runs as a few native loops over all tasks, so it must
+// be built from what those loops can do:
+//   mask   := mask and mask | mask or mask | not mask
+//           | column CMP column | column ~ value | column in value
+//           | bool property
+//   column := task property | layer.index | layer.name | value
+//           | column (+ - * / %) column
+//   value  := any expression that does not mention a task property; it is
+//             computed once, before the loops
+// Anything else that mentions a task property (a call, an index, ...)
+// cannot run as a set operation; a per-task filter is S.where(t -> ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sema/SemaImpl.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::sema;
+using llvm::cast;
+using llvm::dyn_cast;
+using bc::TypeKind;
+
+bool SemaImpl::dependsOnTask(ast::Expr *E) {
+  if (!E)
+    return false;
+  switch (E->Kind) {
+  case ast::NodeKind::Name:
+    return cast<ast::Name>(E)->Res.K == ast::Resolution::Property;
+  case ast::NodeKind::Member:
+    return dependsOnTask(cast<ast::Member>(E)->Object);
+  case ast::NodeKind::Call: {
+    auto *C = cast<ast::Call>(E);
+    if (dependsOnTask(C->Callee))
+      return true;
+    for (ast::Argument &A : C->Args)
+      if (dependsOnTask(A.Value))
+        return true;
+    return false;
+  }
+  case ast::NodeKind::Index:
+    return dependsOnTask(cast<ast::Index>(E)->Object) ||
+           dependsOnTask(cast<ast::Index>(E)->Key);
+  case ast::NodeKind::Unary:
+    return dependsOnTask(cast<ast::Unary>(E)->Operand);
+  case ast::NodeKind::Binary:
+    return dependsOnTask(cast<ast::Binary>(E)->Lhs) ||
+           dependsOnTask(cast<ast::Binary>(E)->Rhs);
+  case ast::NodeKind::Range:
+    return dependsOnTask(cast<ast::Range>(E)->Lo) ||
+           dependsOnTask(cast<ast::Range>(E)->Hi);
+  case ast::NodeKind::ListLit:
+    for (ast::Expr *X : cast<ast::ListLit>(E)->Elements)
+      if (dependsOnTask(X))
+        return true;
+    return false;
+  default:
+    // Lambdas, selects and inserts inside a predicate see no property
+    // names; literals see none either.
+    return false;
+  }
+}
+
+void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
+  auto *N = dyn_cast<ast::Name>(Prop);
+  auto *S = dyn_cast<ast::StringLit>(Const);
+  if (!N || !S || N->Res.K != ast::Resolution::Property)
+    return;
+  const std::vector<std::string> *Known = nullptr;
+  if (N->Ident == "phase")
+    Known = &phaseNames();
+  else if (N->Ident == "kind")
+    Known = &taskKindNames();
+  if (!Known ||
+      std::find(Known->begin(), Known->end(), S->Value) != Known->end())
+    return;
+  std::string Best = closestMatch(S->Value, *Known);
+  std::string List;
+  for (const std::string &K : *Known)
+    List += (List.empty() ? "" : ", ") + K;
+  Diags.error(S->Range, "no task has " + N->Ident + " \"" + S->Value +
+                            "\" (" + N->Ident + "s: " + List + ")" +
+                            (Best.empty() ? ""
+                                          : "; did you mean \"" + Best + "\"?"));
+}
+
+SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
+  using ast::BinaryOp;
+  if (!dependsOnTask(E))
+    return PredShape::Capture;
+  auto Unsupported = [&](ast::Expr *X, const std::string &What) {
+    Diags.error(X->Range,
+                What + " cannot run as a set operation in a select predicate "
+                       "(predicates compare task properties with values, and "
+                       "combine with and/or/not); filter task by task with "
+                       "S.where(t -> ...)");
+    return PredShape::Mask;
+  };
+  auto Operand = [&](ast::Expr *X) { return predicate(X); };
+  switch (E->Kind) {
+  case ast::NodeKind::Name:
+    return PredShape::Column;
+  case ast::NodeKind::Member: {
+    auto *M = cast<ast::Member>(E);
+    auto *N = dyn_cast<ast::Name>(M->Object);
+    if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
+        (M->Field == "index" || M->Field == "name"))
+      return PredShape::Column;
+    return Unsupported(E, "'." + M->Field + "' of a task property");
+  }
+  case ast::NodeKind::Unary: {
+    auto *U = cast<ast::Unary>(E);
+    PredShape S = Operand(U->Operand);
+    if (U->Op == ast::UnaryOp::Not)
+      return PredShape::Mask;
+    if (S == PredShape::Mask)
+      return Unsupported(E, "negating a condition");
+    return PredShape::Column;
+  }
+  case ast::NodeKind::Binary: {
+    auto *B = cast<ast::Binary>(E);
+    switch (B->Op) {
+    case BinaryOp::And:
+    case BinaryOp::Or:
+      Operand(B->Lhs);
+      Operand(B->Rhs);
+      return PredShape::Mask;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge: {
+      PredShape L = Operand(B->Lhs), R = Operand(B->Rhs);
+      if (L == PredShape::Mask || R == PredShape::Mask)
+        return Unsupported(E, "comparing conditions");
+      checkPropertyConstant(B->Lhs, B->Rhs);
+      checkPropertyConstant(B->Rhs, B->Lhs);
+      return PredShape::Mask;
+    }
+    case BinaryOp::Match:
+    case BinaryOp::NoMatch:
+    case BinaryOp::In: {
+      PredShape L = Operand(B->Lhs);
+      if (dependsOnTask(B->Rhs))
+        return Unsupported(B->Rhs, "a pattern or collection that depends on "
+                                   "the task");
+      if (L != PredShape::Column)
+        return Unsupported(E, "this test");
+      return PredShape::Mask;
+    }
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Mod: {
+      PredShape L = Operand(B->Lhs), R = Operand(B->Rhs);
+      if (L == PredShape::Mask || R == PredShape::Mask)
+        return Unsupported(E, "arithmetic on conditions");
+      return PredShape::Column;
+    }
+    default:
+      return Unsupported(E, std::string("'") +
+                                ast::binaryOpSpelling(B->Op) +
+                                "' on task properties");
+    }
+  }
+  case ast::NodeKind::Call:
+    return Unsupported(E, "a call that depends on the task");
+  case ast::NodeKind::Index:
+    return Unsupported(E, "indexing with a task property");
+  default:
+    return Unsupported(E, "this expression");
+  }
+}
+
+Ty SemaImpl::select(ast::Select *S) {
+  for (size_t I = 0; I < S->Kinds.size(); ++I) {
+    if (bc::selectKindMask(S->Kinds[I]))
+      continue;
+    std::vector<std::string> Kinds = {"task",   "gpu",        "kernel",
+                                      "comm",   "memcpy",     "memset",
+                                      "cpu",    "cpu_op",     "annotation",
+                                      "runtime"};
+    std::string Best = closestMatch(S->Kinds[I], Kinds);
+    Diags.error(S->KindRanges[I],
+                "cannot select '" + S->Kinds[I] + "' (kinds: " +
+                    bc::selectKinds() + ")" +
+                    (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
+  }
+  if (!S->Where)
+    return Ty::of(TypeKind::Set);
+  bool Saved = InPredicate;
+  InPredicate = true;
+  Ty T = expr(S->Where);
+  InPredicate = Saved;
+  PredShape Shape = predicate(S->Where);
+  if (!T.any() && !T.is(TypeKind::Bool))
+    Diags.error(S->Where->Range, "a select predicate is a condition, got " +
+                                     describe(T));
+  else if (Shape == PredShape::Column && !T.is(TypeKind::Bool) && !T.any())
+    Diags.error(S->Where->Range, "a select predicate is a condition");
+  return Ty::of(TypeKind::Set);
+}

@@ -1,0 +1,190 @@
+//===- Builtins.cpp - Functions every model can call ----------------------===//
+
+#include "vm/VMImpl.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using bc::BuiltinId;
+
+static bool given(const std::vector<Value> &Args, size_t I) {
+  return I < Args.size() && !Args[I].is(VKind::Missing);
+}
+
+/// The elements of a list, range, set or string, as values.
+static std::vector<Value> elements(Interpreter &I, const Value &V,
+                                   const char *Role) {
+  switch (V.kind()) {
+  case VKind::List: return V.as<ListObj>()->Items;
+  case VKind::Range: {
+    std::vector<Value> Out;
+    auto *R = V.as<RangeObj>();
+    for (int64_t X = R->Lo; X <= R->Hi; ++X)
+      Out.push_back(Value::number(static_cast<double>(X)));
+    return Out;
+  }
+  case VKind::Set: {
+    std::vector<Value> Out;
+    for (graph::TaskId T : I.inOrder(V.as<SetObj>()->Bits))
+      Out.push_back(Value::id(VKind::Task, T));
+    return Out;
+  }
+  case VKind::Task: return {V};
+  default:
+    fail(std::string(Role) + " takes a list, a range or a task set, not " +
+         describeValue(V));
+  }
+}
+
+Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
+  auto Num = [&](size_t I, const char *Role) -> const Value & {
+    if (!Args[I].is(VKind::Number))
+      fail(std::string(Role) + " takes a number, not " +
+           describeValue(Args[I]));
+    return Args[I];
+  };
+  auto Rounded = [&](double (*F)(double)) {
+    const Value &X = Num(0, bc::builtinInfo(Id).Name);
+    return Value::number(F(X.asNumber()), X.unit());
+  };
+  switch (Id) {
+  case BuiltinId::len:
+    switch (Args[0].kind()) {
+    case VKind::String:
+      return Value::number(
+          static_cast<double>(Args[0].as<StringObj>()->S.size()));
+    case VKind::Set:
+      return Value::number(
+          static_cast<double>(inOrder(Args[0].as<SetObj>()->Bits).size()));
+    default:
+      return Value::number(
+          static_cast<double>(elements(*this, Args[0], "len").size()));
+    }
+  case BuiltinId::sum: {
+    std::vector<Value> Items = elements(*this, Args[0], "sum");
+    if (Items.empty())
+      return Value::number(0);
+    Value Acc;
+    for (size_t I = 0; I < Items.size(); ++I) {
+      Value X = given(Args, 1) ? call(Args[1], {Items[I]}) : Items[I];
+      Acc = I == 0 ? X : arith(bc::Opcode::Add, Acc, X);
+    }
+    return Acc;
+  }
+  case BuiltinId::min:
+  case BuiltinId::max: {
+    std::vector<Value> Items =
+        Args.size() == 1 ? elements(*this, Args[0], bc::builtinInfo(Id).Name)
+                         : Args;
+    if (Items.empty())
+      fail(std::string(bc::builtinInfo(Id).Name) + " of nothing");
+    Value Best = Items[0];
+    for (size_t I = 1; I < Items.size(); ++I) {
+      bool Better = Id == BuiltinId::min ? less(Items[I], Best, "min")
+                                         : less(Best, Items[I], "max");
+      if (Better)
+        Best = Items[I];
+    }
+    return Best;
+  }
+  case BuiltinId::abs: return Rounded(std::fabs);
+  case BuiltinId::ceil: return Rounded(std::ceil);
+  case BuiltinId::floor: return Rounded(std::floor);
+  case BuiltinId::round: return Rounded(std::round);
+  case BuiltinId::sqrt: {
+    const Value &X = Num(0, "sqrt");
+    if (X.asNumber() < 0)
+      fail("sqrt of a negative number");
+    if (X.unit().Bytes % 2 || X.unit().Time % 2)
+      fail("sqrt of " + describeValue(X) + " has no unit");
+    return Value::number(std::sqrt(X.asNumber()),
+                         {static_cast<int8_t>(X.unit().Bytes / 2),
+                          static_cast<int8_t>(X.unit().Time / 2)});
+  }
+  case BuiltinId::str: return Value::string(show(Args[0]));
+  case BuiltinId::range: {
+    double A = 0, B = 0;
+    if (given(Args, 1)) {
+      A = toNumber(Args[0], {}, "range's start");
+      B = toNumber(Args[1], {}, "range's end");
+    } else {
+      B = toNumber(Args[0], {}, "range's size");
+    }
+    if (A != std::floor(A) || B != std::floor(B))
+      fail("range takes integers");
+    std::vector<Value> Out;
+    if (B - A > 10'000'000)
+      fail("range of over 10 million numbers");
+    step(static_cast<uint64_t>(std::max(0.0, B - A)) / 64);
+    for (double X = A; X < B; ++X)
+      Out.push_back(Value::number(X));
+    return Value::list(std::move(Out));
+  }
+  case BuiltinId::list: return Value::list(elements(*this, Args[0], "list"));
+  case BuiltinId::set:
+    return given(Args, 0) ? taskSet(toSet(Args[0], "set")) : taskSet(emptySet());
+  case BuiltinId::sorted: {
+    std::vector<Value> Items = elements(*this, Args[0], "sorted");
+    std::vector<std::pair<Value, Value>> Keyed;
+    for (Value &X : Items)
+      Keyed.push_back({given(Args, 1) ? call(Args[1], {X}) : X, X});
+    std::stable_sort(Keyed.begin(), Keyed.end(),
+                     [&](const auto &A, const auto &B) {
+                       return less(A.first, B.first, "sorted");
+                     });
+    std::vector<Value> Out;
+    for (auto &[K, V] : Keyed)
+      Out.push_back(V);
+    return Value::list(std::move(Out));
+  }
+  case BuiltinId::tasks: {
+    llvm::BitVector All = emptySet();
+    for (graph::TaskId T = 0; T < graph().numTasks(); ++T)
+      if (!graph().isRemoved(T))
+        All.set(T);
+    return taskSet(std::move(All));
+  }
+  case BuiltinId::buckets: {
+    std::vector<Value> Items = elements(*this, Args[0], "buckets");
+    const Value &Cap = Args[2];
+    if (!Cap.is(VKind::Number))
+      fail("buckets' cap must be a number, not " + describeValue(Cap));
+    std::vector<Value> Out;
+    std::vector<Value> Cur;
+    double Filled = 0;
+    for (Value &X : Items) {
+      Value Size = call(Args[1], {X});
+      if (!Size.is(VKind::Number) || Size.unit() != Cap.unit())
+        fail("buckets: size(item) gave " + describeValue(Size) +
+             ", the cap is " + describeValue(Cap));
+      double S = Size.asNumber();
+      if (!Cur.empty() && Filled + S > Cap.asNumber()) {
+        Out.push_back(Value::list(std::move(Cur)));
+        Cur.clear();
+        Filled = 0;
+      }
+      Cur.push_back(X);
+      Filled += S;
+    }
+    if (!Cur.empty())
+      Out.push_back(Value::list(std::move(Cur)));
+    return Value::list(std::move(Out));
+  }
+  case BuiltinId::simulate: {
+    if (!Env.Simulate)
+      fail("simulate() needs a trace (this run has none)");
+    ensureFinalized();
+    finishSchedules();
+    return Value::number(static_cast<double>(Env.Simulate(Result.Policy)),
+                         Dim::duration());
+  }
+  case BuiltinId::baseline:
+    return Value::number(static_cast<double>(Env.BaselineNs), Dim::duration());
+  case BuiltinId::__device: return Value::id(VKind::Device, 0);
+  case BuiltinId::__trace: return Value::id(VKind::Trace, 0);
+  default:
+    fail("internal error: builtin not implemented");
+  }
+}

@@ -1,0 +1,501 @@
+//===- Filter.cpp - select: predicates as native loops over all tasks -----===//
+//
+// A filter program is a small tree. Each node is evaluated once, over every
+// task at the same time: property nodes produce columns (a number, a string
+// id, an enum or an id per task), captured values are constants, and
+// comparisons, matches and boolean operators produce bit masks. A select
+// over a million tasks is a handful of tight loops, whatever the predicate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "graph/Edit.h"
+#include "vm/VMImpl.h"
+
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using bc::FilterOp;
+using bc::MemberId;
+using graph::TaskId;
+
+namespace {
+
+enum class Col : uint8_t { Num, Str, Kind, Phase, Layer, Res, Bool, Const };
+constexpr uint32_t NoId = ~0u;
+
+struct Node {
+  bool IsMask = false;
+  llvm::BitVector Mask;
+  Col Type = Col::Const;
+  Dim Unit;
+  std::vector<double> Num;
+  std::vector<uint32_t> Ids;
+  Value Const;
+};
+
+class FilterEval {
+public:
+  FilterEval(Interpreter &I, const bc::FilterProgram &F, const Value *Caps)
+      : I(I), G(I.graph()), F(F), Caps(Caps), N(G.numTasks()) {}
+
+  llvm::BitVector run() {
+    Node Root = eval(static_cast<uint16_t>(F.Nodes.size() - 1));
+    llvm::BitVector M = toMask(Root);
+    llvm::BitVector Cand(N);
+    for (TaskId T = 0; T < N; ++T)
+      if (!G.isRemoved(T) && ((F.KindMask >> static_cast<unsigned>(G.Kind[T])) & 1))
+        Cand.set(T);
+    M &= Cand;
+    return M;
+  }
+
+private:
+  Interpreter &I;
+  graph::Graph &G;
+  const bc::FilterProgram &F;
+  const Value *Caps;
+  size_t N;
+  std::vector<graph::ResourceId> ResOf; ///< tasks' resources, containers too
+
+  const std::vector<graph::ResourceId> &resources() {
+    if (!ResOf.empty())
+      return ResOf;
+    I.ensureFinalized();
+    ResOf = G.Res;
+    for (const auto &Seq : G.ResourceTasks)
+      for (TaskId L : Seq)
+        for (TaskId P = G.Parent[L]; P != graph::NoTask; P = G.Parent[P])
+          if (ResOf[P] == graph::NoResource)
+            ResOf[P] = G.Res[L];
+    return ResOf;
+  }
+
+  Node column(MemberId M) {
+    Node C;
+    auto Nums = [&](Dim D, auto Get) {
+      C.Type = Col::Num;
+      C.Unit = D;
+      C.Num.resize(N);
+      for (TaskId T = 0; T < N; ++T)
+        C.Num[T] = Get(T);
+    };
+    auto IdsOf = [&](Col Ty, auto Get) {
+      C.Type = Ty;
+      C.Ids.resize(N);
+      for (TaskId T = 0; T < N; ++T)
+        C.Ids[T] = Get(T);
+    };
+    const double NaN = std::nan("");
+    switch (M) {
+    case MemberId::Task_name:
+      C.Type = Col::Str;
+      C.Ids.assign(G.Name.begin(), G.Name.end());
+      return C;
+    case MemberId::Task_kind:
+      IdsOf(Col::Kind, [&](TaskId T) { return static_cast<uint32_t>(G.Kind[T]); });
+      return C;
+    case MemberId::Task_phase:
+      IdsOf(Col::Phase,
+            [&](TaskId T) { return static_cast<uint32_t>(G.PhaseOf[T]); });
+      return C;
+    case MemberId::Task_layer:
+      IdsOf(Col::Layer, [&](TaskId T) { return G.LayerOf[T]; });
+      return C;
+    case MemberId::Task_stream:
+    case MemberId::Task_thread:
+    case MemberId::Task_resource: {
+      const auto &R = resources();
+      graph::ResourceKind Want = M == MemberId::Task_stream
+                                     ? graph::ResourceKind::GpuStream
+                                     : graph::ResourceKind::CpuThread;
+      IdsOf(Col::Res, [&](TaskId T) {
+        graph::ResourceId X = R[T];
+        if (X == graph::NoResource)
+          return NoId;
+        if (M != MemberId::Task_resource && G.Resources[X].Kind != Want)
+          return NoId;
+        return X;
+      });
+      return C;
+    }
+    case MemberId::Task_device: {
+      const auto &R = resources();
+      Nums({}, [&](TaskId T) {
+        return R[T] == graph::NoResource
+                   ? -1.0
+                   : static_cast<double>(G.Resources[R[T]].Device);
+      });
+      return C;
+    }
+    case MemberId::Task_duration: {
+      // Containers: their leaves, inner gaps, lead and trail.
+      I.ensureFinalized();
+      std::vector<double> Inner(N, 0);
+      std::vector<uint8_t> Seen(N, 0);
+      for (const auto &Seq : G.ResourceTasks)
+        for (TaskId L : Seq)
+          for (TaskId P = G.Parent[L]; P != graph::NoTask; P = G.Parent[P]) {
+            Inner[P] += static_cast<double>(G.Dur[L] + (Seen[P] ? G.Gap[L] : 0));
+            Seen[P] = 1;
+          }
+      Nums(Dim::duration(), [&](TaskId T) {
+        return G.isLeaf(T)
+                   ? static_cast<double>(G.Dur[T])
+                   : Inner[T] + static_cast<double>(G.Lead[T] + G.Trail[T]);
+      });
+      return C;
+    }
+    case MemberId::Task_measured:
+      Nums(Dim::duration(), [&](TaskId T) {
+        return G.MeasuredDur[T] == graph::NoTime
+                   ? 0.0
+                   : static_cast<double>(G.MeasuredDur[T]);
+      });
+      return C;
+    case MemberId::Task_bytes:
+      Nums(Dim::bytes(), [&](TaskId T) {
+        return G.Bytes[T] < 0 ? 0.0 : static_cast<double>(G.Bytes[T]);
+      });
+      return C;
+    case MemberId::Task_iteration:
+      Nums({}, [&](TaskId T) {
+        int32_t It = G.IterationOf[T];
+        return It < 0 ? NaN : static_cast<double>(G.Iterations[It].Number);
+      });
+      return C;
+    case MemberId::Task_start:
+      Nums(Dim::duration(), [&](TaskId T) {
+        return G.MeasuredStart[T] == graph::NoTime
+                   ? NaN
+                   : static_cast<double>(G.MeasuredStart[T] - G.Origin);
+      });
+      return C;
+    case MemberId::Task_container:
+      IdsOf(Col::Bool, [&](TaskId T) { return G.isContainer(T) ? 1u : 0u; });
+      return C;
+    case MemberId::Task_inserted:
+      IdsOf(Col::Bool, [&](TaskId T) {
+        return (G.Flags[T] & graph::TF_Inserted) ? 1u : 0u;
+      });
+      return C;
+    case MemberId::Task_id:
+      Nums({}, [&](TaskId T) { return static_cast<double>(T); });
+      return C;
+    default:
+      fail("internal error: property not usable in a predicate");
+    }
+  }
+
+  Node layerColumn(MemberId M) {
+    Node C;
+    if (M == MemberId::Layer_index) {
+      C.Type = Col::Num;
+      C.Num.resize(N);
+      for (TaskId T = 0; T < N; ++T)
+        C.Num[T] = G.LayerOf[T] == graph::NoLayer
+                       ? std::nan("")
+                       : static_cast<double>(G.Layers[G.LayerOf[T]].Index);
+      return C;
+    }
+    // Layer names as string ids of the graph's pool.
+    std::vector<uint32_t> NameOf(G.Layers.size());
+    for (size_t L = 0; L < G.Layers.size(); ++L)
+      NameOf[L] = G.Strings.intern(G.Layers[L].Name);
+    C.Type = Col::Str;
+    C.Ids.resize(N);
+    for (TaskId T = 0; T < N; ++T)
+      C.Ids[T] = G.LayerOf[T] == graph::NoLayer ? NoId : NameOf[G.LayerOf[T]];
+    return C;
+  }
+
+  /// The name of id \p Id in a column of type \p Ty (for matches).
+  std::string nameOf(Col Ty, uint32_t Id) {
+    switch (Ty) {
+    case Col::Str: return Id == NoId ? "" : std::string(G.Strings.str(Id));
+    case Col::Kind: return graph::taskKindName(static_cast<graph::TaskKind>(Id));
+    case Col::Phase: return graph::phaseName(static_cast<graph::Phase>(Id));
+    case Col::Layer: return Id == NoId ? "" : G.Layers[Id].Name;
+    case Col::Res: return Id == NoId ? "" : G.Resources[Id].Name;
+    default: return "";
+    }
+  }
+
+  /// Whether id \p Id of column type \p Ty equals value \p V.
+  bool idEquals(Col Ty, uint32_t Id, const Value &V) {
+    switch (V.kind()) {
+    case VKind::None: return Id == NoId;
+    case VKind::String: return Id != NoId && nameOf(Ty, Id) == V.as<StringObj>()->S;
+    case VKind::Layer: return Ty == Col::Layer && Id == V.asId();
+    case VKind::Resource: return Ty == Col::Res && Id == V.asId();
+    case VKind::Number:
+      return Ty == Col::Res && Id != NoId &&
+             static_cast<double>(G.Resources[Id].Id) == V.asNumber();
+    case VKind::Bool: return Ty == Col::Bool && (Id != 0) == V.asBool();
+    default: return false;
+    }
+  }
+
+  /// A per-id table of \p Pred for a column whose ids are few (names,
+  /// kinds, layers, resources): each distinct id is tested once.
+  template <typename Pred>
+  llvm::BitVector byId(const Node &A, Pred P) {
+    llvm::DenseMap<uint32_t, bool> Cache;
+    llvm::BitVector Out(N);
+    for (TaskId T = 0; T < N; ++T) {
+      uint32_t Id = A.Ids[T];
+      auto [It, New] = Cache.try_emplace(Id, false);
+      if (New)
+        It->second = P(Id);
+      if (It->second)
+        Out.set(T);
+    }
+    return Out;
+  }
+
+  static bool cmp(unsigned Op, double A, double B) {
+    switch (Op) {
+    case 0: return A == B;
+    case 1: return A != B;
+    case 2: return A < B;
+    case 3: return A <= B;
+    case 4: return A > B;
+    default: return A >= B;
+    }
+  }
+
+  double numAt(const Node &A, TaskId T) {
+    return A.Type == Col::Const ? A.Const.asNumber() : A.Num[T];
+  }
+  bool isNum(const Node &A) {
+    return A.Type == Col::Num ||
+           (A.Type == Col::Const && A.Const.is(VKind::Number));
+  }
+  Dim unitOf(const Node &A) {
+    return A.Type == Col::Const ? A.Const.unit() : A.Unit;
+  }
+
+  llvm::BitVector compare(unsigned Op, Node &A, Node &B) {
+    llvm::BitVector Out(N);
+    if (A.Type == Col::Const && B.Type == Col::Const) {
+      bool R = Op == 0   ? I.equal(A.Const, B.Const)
+               : Op == 1 ? !I.equal(A.Const, B.Const)
+               : Op == 2 ? I.less(A.Const, B.Const, "<")
+               : Op == 3 ? !I.less(B.Const, A.Const, "<=")
+               : Op == 4 ? I.less(B.Const, A.Const, ">")
+                         : !I.less(A.Const, B.Const, ">=");
+      if (R)
+        Out.set();
+      return Out;
+    }
+    // Numbers a task may lack (iteration, start, layer.index) are none.
+    if (Op <= 1 && A.Type == Col::Num && B.Type == Col::Const &&
+        B.Const.is(VKind::None)) {
+      for (TaskId T = 0; T < N; ++T)
+        if (std::isnan(A.Num[T]) == (Op == 0))
+          Out.set(T);
+      return Out;
+    }
+    if (isNum(A) && isNum(B)) {
+      if (unitOf(A) != unitOf(B))
+        fail("comparing " + describeValue(Value::number(0, unitOf(A))) +
+             " with " + describeValue(Value::number(0, unitOf(B))) +
+             " in a select predicate");
+      for (TaskId T = 0; T < N; ++T)
+        if (cmp(Op, numAt(A, T), numAt(B, T)))
+          Out.set(T);
+      return Out;
+    }
+    if (A.Type == Col::Const)
+      return compare(Op == 2 ? 4 : Op == 3 ? 5 : Op == 4 ? 2 : Op == 5 ? 3 : Op,
+                     B, A);
+    if (Op > 1)
+      fail("'<', '<=', '>' and '>=' in a select predicate compare numbers");
+    if (B.Type == Col::Const) {
+      if (A.Type == Col::Num)
+        fail("comparing a number property with " +
+             describeValue(B.Const));
+      Out = byId(A, [&](uint32_t Id) { return idEquals(A.Type, Id, B.Const); });
+    } else {
+      if (A.Type != B.Type)
+        fail("comparing task properties of different kinds");
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Ids[T] == B.Ids[T])
+          Out.set(T);
+    }
+    if (Op == 1)
+      Out.flip();
+    return Out;
+  }
+
+  llvm::BitVector match(Node &A, Node &B) {
+    if (B.Type != Col::Const)
+      fail("the pattern of '~' in a select predicate must not depend on the "
+           "task");
+    if (A.Type == Col::Num || A.Type == Col::Bool || A.Type == Col::Const)
+      fail("'~' matches names, not numbers");
+    const Value &Pat = B.Const;
+    if (!Pat.is(VKind::Regex) && !Pat.is(VKind::String))
+      fail("'~' takes a regex (/.../) or a string, not " +
+           describeValue(Pat));
+    return byId(A, [&](uint32_t Id) {
+      if (Id == NoId)
+        return false;
+      return I.matches(Value::string(nameOf(A.Type, Id)), Pat);
+    });
+  }
+
+  llvm::BitVector in(Node &A, Node &B) {
+    if (B.Type != Col::Const)
+      fail("the collection of 'in' must not depend on the task");
+    const Value &C = B.Const;
+    llvm::BitVector Out(N);
+    if (isNum(A)) {
+      for (TaskId T = 0; T < N; ++T)
+        if (I.contains(C, Value::number(numAt(A, T), unitOf(A))))
+          Out.set(T);
+      return Out;
+    }
+    if (!C.is(VKind::List))
+      fail("'in' a " + describeValue(C) + " tests numbers; use a list here");
+    return byId(A, [&](uint32_t Id) {
+      for (const Value &X : C.as<ListObj>()->Items)
+        if (idEquals(A.Type, Id, X))
+          return true;
+      return false;
+    });
+  }
+
+  Node arith(unsigned Op, Node &A, Node &B) {
+    if (!isNum(A) || !isNum(B))
+      fail("arithmetic in a select predicate is on numbers");
+    static const bc::Opcode Ops[] = {bc::Opcode::Add, bc::Opcode::Sub,
+                                     bc::Opcode::Mul, bc::Opcode::Div,
+                                     bc::Opcode::Mod};
+    // The unit of the result, checked once on sample values.
+    Value U = I.arith(Ops[Op], Value::number(1, unitOf(A)),
+                      Value::number(1, unitOf(B)));
+    Node C;
+    C.Type = Col::Num;
+    C.Unit = U.unit();
+    C.Num.resize(N);
+    for (TaskId T = 0; T < N; ++T) {
+      double X = numAt(A, T), Y = numAt(B, T);
+      C.Num[T] = Op == 0 ? X + Y
+                 : Op == 1 ? X - Y
+                 : Op == 2 ? X * Y
+                 : Op == 3 ? X / Y
+                           : std::fmod(X, Y);
+    }
+    return C;
+  }
+
+  llvm::BitVector toMask(Node &A) {
+    if (A.IsMask)
+      return std::move(A.Mask);
+    llvm::BitVector Out(N);
+    switch (A.Type) {
+    case Col::Const:
+      if (I.truthy(A.Const))
+        Out.set();
+      return Out;
+    case Col::Num:
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Num[T] != 0 && !std::isnan(A.Num[T]))
+          Out.set(T);
+      return Out;
+    case Col::Bool:
+    case Col::Kind:
+    case Col::Phase:
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Ids[T] != 0 || A.Type != Col::Bool)
+          Out.set(T);
+      return Out;
+    default:
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Ids[T] != NoId && A.Ids[T] != 0)
+          Out.set(T);
+      return Out;
+    }
+  }
+
+  Node mask(llvm::BitVector M) {
+    Node Out;
+    Out.IsMask = true;
+    Out.Mask = std::move(M);
+    return Out;
+  }
+
+  Node eval(uint16_t Index) {
+    const bc::FilterNode &X = F.Nodes[Index];
+    switch (X.Op) {
+    case FilterOp::True: {
+      llvm::BitVector All(N);
+      All.set();
+      return mask(std::move(All));
+    }
+    case FilterOp::Prop:
+      return column(static_cast<MemberId>(X.Sub));
+    case FilterOp::LayerProp:
+      return layerColumn(static_cast<MemberId>(X.Sub));
+    case FilterOp::Capture: {
+      Node C;
+      C.Type = Col::Const;
+      C.Const = Caps[X.A];
+      return C;
+    }
+    case FilterOp::Arith: {
+      Node A = eval(X.A), B = eval(X.B);
+      return arith(X.Sub, A, B);
+    }
+    case FilterOp::Compare: {
+      Node A = eval(X.A), B = eval(X.B);
+      return mask(compare(X.Sub, A, B));
+    }
+    case FilterOp::Match:
+    case FilterOp::NotMatch: {
+      Node A = eval(X.A), B = eval(X.B);
+      llvm::BitVector M = match(A, B);
+      if (X.Op == FilterOp::NotMatch)
+        M.flip();
+      return mask(std::move(M));
+    }
+    case FilterOp::In: {
+      Node A = eval(X.A), B = eval(X.B);
+      return mask(in(A, B));
+    }
+    case FilterOp::And:
+    case FilterOp::Or: {
+      Node A = eval(X.A), B = eval(X.B);
+      llvm::BitVector M = toMask(A), R = toMask(B);
+      if (X.Op == FilterOp::And)
+        M &= R;
+      else
+        M |= R;
+      return mask(std::move(M));
+    }
+    case FilterOp::Not: {
+      Node A = eval(X.A);
+      llvm::BitVector M = toMask(A);
+      M.flip();
+      return mask(std::move(M));
+    }
+    case FilterOp::Truthy: {
+      Node A = eval(X.A);
+      return mask(toMask(A));
+    }
+    }
+    fail("internal error: bad filter node");
+  }
+};
+
+} // namespace
+
+Value Interpreter::select(const bc::FilterProgram &F, const Value *Captures) {
+  graph::Graph &G = graph();
+  step(G.numTasks() / 4096); // a select costs like a short loop
+  llvm::BitVector Out = FilterEval(*this, F, Captures).run();
+  EverSelected.resize(G.numTasks());
+  EverSelected |= Out;
+  return taskSet(std::move(Out));
+}

@@ -1,0 +1,283 @@
+//===- GraphOps.cpp - scale, remove, insert, depend, schedule, channel ----===//
+
+#include "graph/Edit.h"
+#include "vm/VMImpl.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using graph::NoTask;
+using graph::TaskId;
+
+void Interpreter::scale(const Value &Target, const Value &Amount,
+                        unsigned Mode) {
+  graph::Graph &G = graph();
+  llvm::BitVector Set = toSet(Target, Mode == 1 ? "shrink" : "scale");
+  ensureFinalized();
+  auto Apply = [&](const llvm::BitVector &S, const Value &A) {
+    if (Mode == 2) {
+      double D = toNumber(A, Dim::duration(), "the new duration");
+      if (D < 0 || !std::isfinite(D))
+        fail("a duration cannot be negative (got " + show(A) + ")");
+      for (int T = S.find_first(); T >= 0; T = S.find_next(T))
+        if (!G.isRemoved(static_cast<TaskId>(T))) {
+          graph::setTaskDuration(G, static_cast<TaskId>(T), std::llround(D));
+          ++Result.Stats.Scaled;
+        }
+      return;
+    }
+    double Fac = toNumber(A, {}, "the factor");
+    if (!(Fac > 0) || !std::isfinite(Fac))
+      fail("the factor must be a positive number (got " + show(A) + ")");
+    Result.Stats.Scaled += graph::scaleTasks(G, S, Fac, Mode == 1);
+  };
+  if (!Amount.is(VKind::Function) && !Amount.is(VKind::Bound)) {
+    Apply(Set, Amount);
+    return;
+  }
+  // One amount per task, computed before any change.
+  std::vector<std::pair<TaskId, Value>> Amounts;
+  for (TaskId T : inOrder(Set))
+    Amounts.push_back({T, call(Amount, {Value::id(VKind::Task, T)})});
+  for (auto &[T, A] : Amounts) {
+    llvm::BitVector One(G.numTasks());
+    One.set(T);
+    Apply(One, A);
+  }
+}
+
+void Interpreter::remove(const Value &Target) {
+  graph::Graph &G = graph();
+  llvm::BitVector Set = toSet(Target, "remove");
+  ensureFinalized();
+  size_t Before = 0;
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    Before += G.isLeaf(T) && G.isRemoved(T);
+  G.removeTasks(Set);
+  size_t After = 0;
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    After += G.isLeaf(T) && G.isRemoved(T);
+  Result.Stats.Removed += After - Before;
+  StructuralPending = true;
+}
+
+namespace {
+/// A leaf standing for \p T at its start or end.
+TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
+  if (G.isLeaf(T))
+    return T;
+  std::vector<TaskId> L = G.leavesOf(T);
+  if (L.empty())
+    return NoTask;
+  return End ? L.back() : L.front();
+}
+} // namespace
+
+Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
+  graph::Graph &G = graph();
+  ensureFinalized();
+  Value On, Dur, Bytes, After, Before;
+  unsigned I = 0;
+  if (D.Clauses & bc::InsertDesc::On)
+    On = Clauses[I++];
+  if (D.Clauses & bc::InsertDesc::Duration)
+    Dur = Clauses[I++];
+  if (D.Clauses & bc::InsertDesc::Bytes)
+    Bytes = Clauses[I++];
+  if (D.Clauses & bc::InsertDesc::After)
+    After = Clauses[I++];
+  if (D.Clauses & bc::InsertDesc::Before)
+    Before = Clauses[I++];
+
+  graph::ResourceId Res = graph::NoResource;
+  if (On.is(VKind::Resource)) {
+    Res = On.asId();
+  } else if (On.is(VKind::Task)) {
+    TaskId L = endLeaf(G, On.asId(), false);
+    if (L != NoTask)
+      Res = G.Res[L];
+  }
+  if (Res == graph::NoResource)
+    fail("'on' needs a resource (a stream, a thread or a channel) or a task "
+         "on one, got " + describeValue(On));
+  auto Kind = static_cast<graph::TaskKind>(D.TaskKind);
+  bool GpuKind = graph::isGpuKind(Kind);
+  graph::ResourceKind RK = G.Resources[Res].Kind;
+  if (GpuKind && RK == graph::ResourceKind::CpuThread)
+    fail(fmt::format("a {} runs on a GPU stream or a channel, not on {}",
+                     graph::taskKindName(Kind), G.Resources[Res].Name));
+  if (!GpuKind && RK != graph::ResourceKind::CpuThread)
+    fail(fmt::format("a {} runs on a CPU thread, not on {}",
+                     graph::taskKindName(Kind), G.Resources[Res].Name));
+
+  int64_t Ns = 0;
+  if (!Dur.is(VKind::None)) {
+    double V = toNumber(Dur, Dim::duration(), "'duration'");
+    if (V < 0 || !std::isfinite(V))
+      fail("a duration cannot be negative (got " + show(Dur) + ")");
+    Ns = std::llround(V);
+  }
+  std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
+  std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
+
+  TaskId X = G.addTask(Kind, D.Name, Res, Ns);
+  G.Flags[X] |= graph::TF_Inserted;
+  G.Gap[X] = G.Resources[Res].TypicalGap;
+  if (!Bytes.is(VKind::None))
+    G.Bytes[X] = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
+
+  // Where it goes in its resource's order: after the tasks it follows on
+  // the same resource, else at the time the tasks it follows ended, and
+  // before the tasks it precedes.
+  int64_t Key = INT64_MIN;
+  bool SameRes = false;
+  for (TaskId A : AfterT) {
+    TaskId L = endLeaf(G, A, true);
+    if (L == NoTask)
+      continue;
+    if (G.Res[L] == Res) {
+      if (!SameRes)
+        Key = INT64_MIN;
+      SameRes = true;
+      Key = std::max(Key, G.OrderKey[L]);
+    } else if (!SameRes) {
+      int64_t End = G.MeasuredStart[L] != graph::NoTime
+                        ? G.MeasuredStart[L] + G.MeasuredDur[L]
+                        : G.OrderKey[L];
+      Key = std::max(Key, End);
+    }
+  }
+  for (TaskId B : BeforeT) {
+    TaskId L = endLeaf(G, B, false);
+    if (L == NoTask || G.Res[L] != Res)
+      continue;
+    int64_t Limit = G.OrderKey[L] - 1;
+    Key = Key == INT64_MIN ? Limit : std::min(Key, Limit);
+  }
+  if (Key == INT64_MIN) {
+    // Nothing to go by: the end of its resource.
+    Key = 0;
+    for (TaskId T : G.ResourceTasks[Res])
+      Key = std::max(Key, G.OrderKey[T] + 1);
+  }
+  G.OrderKey[X] = Key;
+  TaskId From = !AfterT.empty()    ? AfterT.front()
+                : !BeforeT.empty() ? BeforeT.front()
+                                   : NoTask;
+  if (From != NoTask) {
+    G.IterationOf[X] = G.IterationOf[From];
+    G.PhaseOf[X] = G.PhaseOf[From];
+    G.LayerOf[X] = G.LayerOf[From];
+  }
+  for (TaskId A : AfterT)
+    G.addEdge(A, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
+  for (TaskId B : BeforeT)
+    G.addEdge(X, B, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
+  Result.Stats.Dependencies += AfterT.size() + BeforeT.size();
+  ++Result.Stats.Inserted;
+  StructuralPending = true;
+  EverSelected.resize(G.numTasks());
+  return Value::id(VKind::Task, X);
+}
+
+void Interpreter::depend(const Value &Waiter, const Value &On) {
+  graph::Graph &G = graph();
+  std::vector<TaskId> A = inOrder(toSet(Waiter, "depend"));
+  std::vector<TaskId> B = inOrder(toSet(On, "depend ... on"));
+  if (A.size() * B.size() > 1'000'000)
+    fail(fmt::format("depend would add {} dependencies ({} x {}); depend on "
+                     "fewer tasks (the last of a set, say)",
+                     A.size() * B.size(), A.size(), B.size()));
+  step(A.size() * B.size() / 64);
+  for (TaskId X : A)
+    for (TaskId Y : B) {
+      if (X == Y)
+        fail("a task cannot depend on itself");
+      G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
+    }
+  Result.Stats.Dependencies += A.size() * B.size();
+  // A cycle is reported here, where it was made.
+  ensureFinalized();
+}
+
+void Interpreter::schedule(const Value &Res, const Value *Priority,
+                           unsigned Mode) {
+  graph::Graph &G = graph();
+  if (!Res.is(VKind::Resource))
+    fail("schedule takes a resource (a stream, a thread or a channel), got " +
+         describeValue(Res));
+  auto &Order = Result.Policy.ResourceOrder;
+  if (Order.size() < G.Resources.size())
+    for (size_t R = Order.size(); R < G.Resources.size(); ++R)
+      Order.push_back(G.Resources[R].Order);
+  Order[Res.asId()] = Mode == 0   ? graph::Ordering::Priority
+                      : Mode == 1 ? graph::Ordering::Fifo
+                                  : graph::Ordering::Program;
+  for (auto It = Schedules.begin(); It != Schedules.end(); ++It)
+    if (It->Res == Res.asId()) {
+      Schedules.erase(It);
+      break;
+    }
+  if (Mode == 0) {
+    if (!Priority->is(VKind::Function))
+      fail("'schedule ... by' takes a function of a task, got " +
+           describeValue(*Priority));
+    Schedules.push_back({Res.asId(), *Priority});
+  }
+  ++Result.Stats.Scheduled;
+}
+
+void Interpreter::finishSchedules() {
+  graph::Graph &G = graph();
+  auto &Order = Result.Policy.ResourceOrder;
+  if (!Order.empty())
+    for (size_t R = Order.size(); R < G.Resources.size(); ++R)
+      Order.push_back(G.Resources[R].Order);
+  if (Schedules.empty())
+    return;
+  ensureFinalized();
+  auto &Prio = Result.Policy.Priority;
+  Prio.assign(G.numTasks(), 0);
+  for (const PendingSchedule &S : Schedules)
+    for (TaskId T : G.ResourceTasks[S.Res]) {
+      Value V = call(S.Priority, {Value::id(VKind::Task, T)});
+      if (!V.is(VKind::Number))
+        fail("a schedule's priority must be a number, got " +
+             describeValue(V));
+      Prio[T] = static_cast<int64_t>(std::llround(V.asNumber()));
+    }
+}
+
+Value Interpreter::channel(const std::string &Name) {
+  graph::Graph &G = graph();
+  graph::ResourceId R = G.findResource(graph::ResourceKind::Channel, Name);
+  if (R == graph::NoResource) {
+    int64_t Ordinal = 0;
+    for (const graph::Resource &X : G.Resources)
+      Ordinal += X.Kind == graph::ResourceKind::Channel;
+    R = G.addResource(graph::ResourceKind::Channel, -1, Ordinal, Name);
+    StructuralPending = true;
+  }
+  return Value::id(VKind::Resource, R);
+}
+
+double vm::estimateMemBandwidth(const graph::Graph &G) {
+  std::vector<double> Rates;
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    if ((G.Kind[T] == graph::TaskKind::Memcpy ||
+         G.Kind[T] == graph::TaskKind::Memset) &&
+        G.Bytes[T] >= (1 << 20) && G.MeasuredDur[T] > 0 &&
+        G.name(T).find("Pageable") == std::string_view::npos &&
+        G.name(T).find("HtoD") == std::string_view::npos &&
+        G.name(T).find("DtoH") == std::string_view::npos)
+      Rates.push_back(static_cast<double>(G.Bytes[T]) /
+                      static_cast<double>(G.MeasuredDur[T]));
+  if (Rates.empty())
+    return 0;
+  std::nth_element(Rates.begin(), Rates.begin() + Rates.size() / 2,
+                   Rates.end());
+  return Rates[Rates.size() / 2];
+}

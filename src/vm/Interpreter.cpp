@@ -1,0 +1,596 @@
+//===- Interpreter.cpp - Frames, dispatch and the ordinary instructions ---===//
+
+#include "vm/VMImpl.h"
+
+#include "support/Diagnostics.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using bc::Opcode;
+
+namespace {
+constexpr size_t MaxFrames = 2000;
+} // namespace
+
+Interpreter::Interpreter(const bc::Program &P, RunEnv &Env,
+                         const RunOptions &O, RunResult &R)
+    : P(P), Env(Env), Opts(O), Result(R) {
+  Globals.resize(P.GlobalNames.size());
+  EverSelected.resize(graph().numTasks());
+  StartDur = graph().Dur;
+  Stack.reserve(1024);
+}
+
+void Interpreter::step(uint64_t N) {
+  Result.Steps += N;
+  if (Result.Steps > Opts.MaxSteps)
+    fail(fmt::format("the model ran more than {} steps (raise the budget "
+                     "with --max-steps if that is expected; is a loop "
+                     "unbounded?)",
+                     Opts.MaxSteps));
+}
+
+void Interpreter::ensureFinalized() {
+  graph::Graph &G = graph();
+  if (G.finalized())
+    return;
+  std::string Err;
+  if (!G.finalize(&Err))
+    fail("this makes the dependencies circular: " + Err);
+  StructuralPending = false;
+  EverSelected.resize(G.numTasks());
+}
+
+void Interpreter::decodeConstants() {
+  Constants.resize(P.Functions.size());
+  for (size_t F = 0; F < P.Functions.size(); ++F) {
+    for (const bc::Constant &C : P.Functions[F].Constants) {
+      switch (C.K) {
+      case bc::Constant::Number:
+        Constants[F].push_back(Value::number(C.Num, C.D));
+        break;
+      case bc::Constant::String:
+        Constants[F].push_back(Value::string(C.Str));
+        break;
+      case bc::Constant::Regex:
+        Constants[F].push_back(Value::object(new RegexObj(
+            C.Str, std::regex(C.Str, std::regex::ECMAScript |
+                                         std::regex::optimize))));
+        break;
+      }
+    }
+  }
+}
+
+/// Reads a --set value: a number with an optional unit, true/false, none,
+/// or text (quoted or not).
+static std::optional<Value> parseSetting(std::string_view T) {
+  if (T == "true" || T == "false")
+    return Value::boolean(T == "true");
+  if (T == "none")
+    return Value::none();
+  if (T.size() >= 2 && T.front() == '"' && T.back() == '"')
+    return Value::string(std::string(T.substr(1, T.size() - 2)));
+  size_t I = 0;
+  if (I < T.size() && (T[I] == '-' || T[I] == '+'))
+    ++I;
+  size_t DigitsBegin = I;
+  while (I < T.size() &&
+         (std::isdigit(static_cast<unsigned char>(T[I])) || T[I] == '.' ||
+          T[I] == '_' ||
+          ((T[I] == 'e' || T[I] == 'E') && I + 1 < T.size() &&
+           (std::isdigit(static_cast<unsigned char>(T[I + 1])) ||
+            T[I + 1] == '-' || T[I + 1] == '+'))))
+    I += (T[I] == 'e' || T[I] == 'E') ? 2 : 1;
+  if (I == DigitsBegin)
+    return Value::string(std::string(T));
+  std::string Num;
+  for (char Ch : T.substr(0, I))
+    if (Ch != '_')
+      Num.push_back(Ch);
+  char *End = nullptr;
+  double V = std::strtod(Num.c_str(), &End);
+  if (!End || *End)
+    return std::nullopt;
+  std::string_view Unit = T.substr(I);
+  if (Unit.empty())
+    return Value::number(V);
+  auto U = lookupUnit(Unit);
+  if (!U)
+    return std::nullopt;
+  return Value::number(V * U->Scale, U->D);
+}
+
+std::optional<std::string>
+vm::checkSettings(const bc::Program &P, const std::vector<Setting> &S) {
+  for (const Setting &Set : S) {
+    bool Known = false;
+    for (const bc::ParamInfo &Pm : P.Params)
+      Known |= Pm.Name == Set.Name;
+    if (!Known) {
+      std::vector<std::string> Names;
+      for (const bc::ParamInfo &Pm : P.Params)
+        Names.push_back(Pm.Name);
+      std::string List;
+      for (const std::string &N : Names)
+        List += (List.empty() ? "" : ", ") + N;
+      std::string Best = closestMatch(Set.Name, Names);
+      return "the model has no parameter '" + Set.Name + "'" +
+             (Best.empty() ? "" : "; did you mean '" + Best + "'?") +
+             (List.empty() ? " (it has none)" : " (parameters: " + List + ")");
+    }
+    if (!parseSetting(Set.Text))
+      return "cannot read --set " + Set.Name + "=" + Set.Text +
+             " (give a number with an optional unit (" + knownUnits() +
+             "), true, false, or text)";
+  }
+  return std::nullopt;
+}
+
+void Interpreter::applySettings() {
+  ParamOverrides.assign(P.Params.size(), Value::missing());
+  for (const Setting &S : Opts.Settings)
+    for (size_t I = 0; I < P.Params.size(); ++I)
+      if (P.Params[I].Name == S.Name) {
+        if (auto V = parseSetting(S.Text))
+          ParamOverrides[I] = *V;
+      }
+}
+
+void Interpreter::pushFrame(uint32_t Fn, uint32_t Argc, ClosureObj *C) {
+  const bc::Function &F = P.Functions[Fn];
+  if (Frames.size() >= MaxFrames)
+    fail("calls nested too deeply (over " + std::to_string(MaxFrames) +
+         " frames; unbounded recursion?)");
+  if (Argc > F.NumParams)
+    fail(fmt::format("'{}' takes {} argument{}, got {}", F.Name, F.NumParams,
+                     F.NumParams == 1 ? "" : "s", Argc));
+  uint32_t Base = static_cast<uint32_t>(Stack.size()) - Argc;
+  for (uint32_t I = 0; I < F.RequiredParams && I < Argc; ++I)
+    if (Stack[Base + I].is(VKind::Missing))
+      fail(fmt::format("'{}' needs argument {}", F.Name, I + 1));
+  if (Argc < F.RequiredParams)
+    fail(fmt::format("'{}' needs {} argument{}, got {}", F.Name,
+                     F.RequiredParams, F.RequiredParams == 1 ? "" : "s",
+                     Argc));
+  for (uint32_t I = Argc; I < F.NumParams; ++I)
+    Stack.push_back(Value::missing());
+  for (uint32_t I = F.NumParams; I < F.NumLocals; ++I)
+    Stack.push_back(Value::none());
+  Frames.push_back({Fn, 0, Base, C});
+}
+
+Value Interpreter::call(const Value &Callee, std::vector<Value> Args) {
+  if (Callee.is(VKind::Bound))
+    return callMethod(*Callee.as<BoundObj>(), Args);
+  if (!Callee.is(VKind::Function))
+    fail("calling " + describeValue(Callee) + ", which is not a function");
+  size_t Depth = Frames.size();
+  push(Callee);
+  for (Value &A : Args)
+    push(std::move(A));
+  auto *C = Callee.as<ClosureObj>();
+  pushFrame(C->Function, static_cast<uint32_t>(Args.size()), C);
+  return execute(Depth);
+}
+
+void Interpreter::jumpBy(const Cursor &C, int64_t Offset) {
+  Frames.back().Pc = static_cast<uint32_t>(
+      static_cast<int64_t>(C.Pc + bc::instructionSize(
+                                      static_cast<Opcode>(C.F.Code[C.Pc]))) +
+      Offset);
+}
+
+namespace {
+using Handler = void (Interpreter::*)(const Interpreter::Cursor &);
+}
+
+Value Interpreter::execute(size_t StopDepth) {
+  static const Handler Table[] = {
+#define DD_OPCODE(Name, Operands, Effect) &Interpreter::op##Name,
+#include "bytecode/Opcodes.def"
+  };
+  while (true) {
+    Frame &Fr = Frames.back();
+    const bc::Function &F = P.Functions[Fr.Fn];
+    uint32_t Pc = Fr.Pc;
+    auto Op = static_cast<Opcode>(F.Code[Pc]);
+    Fr.Pc = Pc + bc::instructionSize(Op);
+    step();
+    (this->*Table[static_cast<unsigned>(Op)])(Cursor{F, Pc});
+    if (Returned && Frames.size() == StopDepth) {
+      Returned = false;
+      return pop();
+    }
+    Returned = false;
+  }
+}
+
+// --- Instructions -----------------------------------------------------------
+
+void Interpreter::opNop(const Cursor &) {}
+void Interpreter::opConst(const Cursor &C) {
+  push(Constants[Frames.back().Fn][C.u16(0)]);
+}
+void Interpreter::opPushNone(const Cursor &) { push(Value::none()); }
+void Interpreter::opPushTrue(const Cursor &) { push(Value::boolean(true)); }
+void Interpreter::opPushFalse(const Cursor &) { push(Value::boolean(false)); }
+void Interpreter::opPushMissing(const Cursor &) { push(Value::missing()); }
+void Interpreter::opPop(const Cursor &) { Stack.pop_back(); }
+void Interpreter::opDup(const Cursor &) { push(Stack.back()); }
+
+void Interpreter::opLoadLocal(const Cursor &C) {
+  push(Stack[Frames.back().Base + C.u16(0)]);
+}
+void Interpreter::opStoreLocal(const Cursor &C) {
+  Stack[Frames.back().Base + C.u16(0)] = pop();
+}
+void Interpreter::opLoadGlobal(const Cursor &C) { push(Globals[C.u16(0)]); }
+void Interpreter::opStoreGlobal(const Cursor &C) { Globals[C.u16(0)] = pop(); }
+void Interpreter::opLoadCapture(const Cursor &C) {
+  push(Frames.back().Closure->Captures[C.u16(0)]);
+}
+
+#define DD_BINARY_ARITH(Name)                                                  \
+  void Interpreter::op##Name(const Cursor &) {                                 \
+    Value B = pop();                                                           \
+    Value A = pop();                                                           \
+    push(arith(Opcode::Name, A, B));                                           \
+  }
+DD_BINARY_ARITH(Add)
+DD_BINARY_ARITH(Sub)
+DD_BINARY_ARITH(Mul)
+DD_BINARY_ARITH(Div)
+DD_BINARY_ARITH(Mod)
+DD_BINARY_ARITH(Union)
+DD_BINARY_ARITH(Intersect)
+#undef DD_BINARY_ARITH
+
+void Interpreter::opNeg(const Cursor &) {
+  Value A = pop();
+  if (!A.is(VKind::Number))
+    fail("cannot negate " + describeValue(A));
+  push(Value::number(-A.asNumber(), A.unit()));
+}
+void Interpreter::opNot(const Cursor &) { push(Value::boolean(!truthy(pop()))); }
+void Interpreter::opEq(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(equal(A, B)));
+}
+void Interpreter::opNe(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(!equal(A, B)));
+}
+void Interpreter::opLt(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(less(A, B, "<")));
+}
+void Interpreter::opLe(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(!less(B, A, "<=")));
+}
+void Interpreter::opGt(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(less(B, A, ">")));
+}
+void Interpreter::opGe(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(!less(A, B, ">=")));
+}
+void Interpreter::opMatch(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(matches(A, B)));
+}
+void Interpreter::opNoMatch(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(!matches(A, B)));
+}
+void Interpreter::opIn(const Cursor &) {
+  Value B = pop(), A = pop();
+  push(Value::boolean(contains(B, A)));
+}
+void Interpreter::opMakeRange(const Cursor &) {
+  Value Hi = pop(), Lo = pop();
+  double L = toNumber(Lo, {}, "a range's start");
+  double H = toNumber(Hi, {}, "a range's end");
+  if (L != std::floor(L) || H != std::floor(H))
+    fail("a range is of integers, got " + show(Lo) + ".." + show(Hi));
+  push(Value::object(new RangeObj(static_cast<int64_t>(L),
+                                  static_cast<int64_t>(H))));
+}
+void Interpreter::opMakeList(const Cursor &C) {
+  unsigned N = C.u16(0);
+  std::vector<Value> Items(std::make_move_iterator(Stack.end() - N),
+                           std::make_move_iterator(Stack.end()));
+  Stack.resize(Stack.size() - N);
+  push(Value::list(std::move(Items)));
+}
+void Interpreter::opIndex(const Cursor &) {
+  Value K = pop(), A = pop();
+  push(index(A, K));
+}
+void Interpreter::opGetMember(const Cursor &C) {
+  const Value &Name = Constants[Frames.back().Fn][C.u16(0)];
+  Value Obj = pop();
+  push(member(Obj, Name.as<StringObj>()->S));
+}
+
+void Interpreter::opCall(const Cursor &C) {
+  unsigned Argc = static_cast<unsigned>(C.operand(0));
+  Value &Callee = Stack[Stack.size() - Argc - 1];
+  if (Callee.is(VKind::Function)) {
+    auto *Cl = Callee.as<ClosureObj>();
+    pushFrame(Cl->Function, Argc, Cl);
+    return;
+  }
+  if (Callee.is(VKind::Bound)) {
+    std::vector<Value> Args(std::make_move_iterator(Stack.end() - Argc),
+                            std::make_move_iterator(Stack.end()));
+    Stack.resize(Stack.size() - Argc);
+    Value B = pop();
+    push(callMethod(*B.as<BoundObj>(), Args));
+    return;
+  }
+  fail("calling " + describeValue(Callee) + ", which is not a function");
+}
+
+void Interpreter::opCallBuiltin(const Cursor &C) {
+  auto Id = static_cast<bc::BuiltinId>(C.u16(0));
+  unsigned Argc = static_cast<unsigned>(C.operand(1));
+  std::vector<Value> Args(std::make_move_iterator(Stack.end() - Argc),
+                          std::make_move_iterator(Stack.end()));
+  Stack.resize(Stack.size() - Argc);
+  push(builtin(Id, Args));
+}
+
+void Interpreter::opMakeClosure(const Cursor &C) {
+  unsigned Fn = C.u16(0);
+  unsigned N = static_cast<unsigned>(C.operand(1));
+  std::vector<Value> Caps(std::make_move_iterator(Stack.end() - N),
+                          std::make_move_iterator(Stack.end()));
+  Stack.resize(Stack.size() - N);
+  push(Value::object(new ClosureObj(Fn, std::move(Caps))));
+}
+
+void Interpreter::opReturn(const Cursor &) {
+  Value R = pop();
+  Frame Fr = Frames.back();
+  Frames.pop_back();
+  Stack.resize(Fr.Base - 1); // the callee slot goes too
+  push(std::move(R));
+  Returned = true;
+}
+
+void Interpreter::opJumpIfPresent(const Cursor &C) {
+  if (!Stack[Frames.back().Base + C.u16(0)].is(VKind::Missing))
+    jumpBy(C, C.operand(1));
+}
+void Interpreter::opJump(const Cursor &C) { jumpBy(C, C.operand(0)); }
+void Interpreter::opJumpIfFalse(const Cursor &C) {
+  if (!truthy(pop()))
+    jumpBy(C, C.operand(0));
+}
+void Interpreter::opJumpIfFalseKeep(const Cursor &C) {
+  if (!truthy(Stack.back()))
+    jumpBy(C, C.operand(0));
+  else
+    Stack.pop_back();
+}
+void Interpreter::opJumpIfTrueKeep(const Cursor &C) {
+  if (truthy(Stack.back()))
+    jumpBy(C, C.operand(0));
+  else
+    Stack.pop_back();
+}
+
+void Interpreter::opIterInit(const Cursor &C) {
+  Value Src = pop();
+  if (!Src.is(VKind::List) && !Src.is(VKind::Range) && !Src.is(VKind::Set) &&
+      !Src.is(VKind::String))
+    fail("cannot loop over " + describeValue(Src));
+  Stack[Frames.back().Base + C.u16(0)] =
+      Value::object(new IteratorObj(std::move(Src)));
+}
+
+void Interpreter::opIterNext(const Cursor &C) {
+  auto *It = Stack[Frames.back().Base + C.u16(0)].as<IteratorObj>();
+  const Value &S = It->Source;
+  switch (S.kind()) {
+  case VKind::List: {
+    auto &Items = S.as<ListObj>()->Items;
+    if (It->Pos < Items.size()) {
+      push(Items[It->Pos++]);
+      return;
+    }
+    break;
+  }
+  case VKind::Range: {
+    auto *R = S.as<RangeObj>();
+    if (static_cast<int64_t>(It->Pos) < R->size()) {
+      push(Value::number(static_cast<double>(R->Lo + It->Pos++)));
+      return;
+    }
+    break;
+  }
+  case VKind::String: {
+    const std::string &Str = S.as<StringObj>()->S;
+    if (It->Pos < Str.size()) {
+      push(Value::string(Str.substr(It->Pos++, 1)));
+      return;
+    }
+    break;
+  }
+  case VKind::Set: {
+    const llvm::BitVector &B = S.as<SetObj>()->Bits;
+    int Next = It->Pos == 0 ? B.find_first()
+                            : B.find_next(static_cast<unsigned>(It->Pos - 1));
+    if (Next >= 0) {
+      It->Pos = static_cast<size_t>(Next) + 1;
+      push(Value::id(VKind::Task, static_cast<uint32_t>(Next)));
+      return;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  jumpBy(C, C.operand(1));
+}
+
+void Interpreter::opSelect(const Cursor &C) {
+  const bc::FilterProgram &F = C.F.Filters[C.u16(0)];
+  unsigned N = static_cast<unsigned>(C.operand(1));
+  std::vector<Value> Caps(std::make_move_iterator(Stack.end() - N),
+                          std::make_move_iterator(Stack.end()));
+  Stack.resize(Stack.size() - N);
+  push(select(F, Caps.data()));
+}
+
+void Interpreter::opScale(const Cursor &C) {
+  Value Amount = pop(), Target = pop();
+  scale(Target, Amount, static_cast<unsigned>(C.operand(0)));
+}
+void Interpreter::opRemove(const Cursor &) { remove(pop()); }
+void Interpreter::opInsert(const Cursor &C) {
+  const bc::InsertDesc &D = C.F.Inserts[C.u16(0)];
+  unsigned N = 0;
+  for (unsigned Bit = 1; Bit <= bc::InsertDesc::Before; Bit <<= 1)
+    N += (D.Clauses & Bit) ? 1 : 0;
+  std::vector<Value> Clauses(std::make_move_iterator(Stack.end() - N),
+                             std::make_move_iterator(Stack.end()));
+  Stack.resize(Stack.size() - N);
+  push(insert(D, Clauses.data()));
+}
+void Interpreter::opDepend(const Cursor &) {
+  Value On = pop(), Waiter = pop();
+  depend(Waiter, On);
+}
+void Interpreter::opSchedule(const Cursor &C) {
+  unsigned Mode = static_cast<unsigned>(C.operand(0));
+  Value Res = pop();
+  if (Mode == 0) {
+    Value Prio = pop();
+    schedule(Res, &Prio, Mode);
+  } else {
+    schedule(Res, nullptr, Mode);
+  }
+}
+void Interpreter::opParam(const Cursor &C) {
+  unsigned I = C.u16(0);
+  Value Default = pop();
+  const Value &Over = ParamOverrides[I];
+  if (Over.is(VKind::Missing)) {
+    Globals[P.Params[I].Global] = std::move(Default);
+    return;
+  }
+  if (Default.is(VKind::Number) &&
+      (!Over.is(VKind::Number) || Over.unit() != Default.unit()))
+    fail(fmt::format("--set {}: the parameter is {} (default {}), the value "
+                     "given is {}",
+                     P.Params[I].Name, describeValue(Default), show(Default),
+                     describeValue(Over)));
+  Globals[P.Params[I].Global] = Over;
+}
+void Interpreter::opChannel(const Cursor &C) {
+  push(channel(Constants[Frames.back().Fn][C.u16(0)].as<StringObj>()->S));
+}
+void Interpreter::opPrint(const Cursor &C) {
+  unsigned N = static_cast<unsigned>(C.operand(0));
+  std::string Line;
+  for (unsigned I = 0; I < N; ++I)
+    Line += (I ? " " : "") + show(Stack[Stack.size() - N + I]);
+  Stack.resize(Stack.size() - N);
+  Result.Output += Line + "\n";
+}
+void Interpreter::opAssert(const Cursor &C) {
+  Value Msg;
+  if (C.operand(0))
+    Msg = pop();
+  Value Cond = pop();
+  if (!truthy(Cond))
+    fail("assertion failed" +
+         (C.operand(0) ? ": " + (Msg.is(VKind::String)
+                                     ? Msg.as<StringObj>()->S
+                                     : show(Msg))
+                       : std::string()));
+}
+
+// --- Running a program --------------------------------------------------------
+
+Diagnostic Interpreter::errorAt(const std::string &Msg) {
+  Diagnostic D;
+  D.Level = Severity::Error;
+  D.Message = Msg;
+  bool First = true;
+  for (auto It = Frames.rbegin(); It != Frames.rend(); ++It) {
+    const bc::Function &F = P.Functions[It->Fn];
+    SourceRange R = F.rangeAt(It->Pc == 0 ? 0 : It->Pc - 1);
+    if (First) {
+      D.Range = R;
+      First = false;
+      continue;
+    }
+    D.Notes.push_back({Severity::Note, R, "called from " + F.Name, {}});
+  }
+  return D;
+}
+
+void Interpreter::runAll() {
+  decodeConstants();
+  applySettings();
+  try {
+    for (uint32_t Fn : P.InitOrder) {
+      push(Value::none()); // the callee slot
+      pushFrame(Fn, 0, nullptr);
+      execute(0);
+      Stack.clear();
+    }
+    ensureFinalized();
+    finishSchedules();
+  } catch (const VMError &E) {
+    Result.Ok = false;
+    Result.Error = errorAt(E.Message);
+    if (Frames.empty() && StructuralPending)
+      Result.Error.Range = LastStructural;
+    return;
+  }
+  finishStats();
+}
+
+void Interpreter::finishStats() {
+  const graph::Graph &G = graph();
+  ChangeStats &S = Result.Stats;
+  S.Selected = EverSelected.count();
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+    if (!G.isLeaf(T))
+      continue;
+    auto Ph = static_cast<size_t>(G.PhaseOf[T]);
+    if (G.isRemoved(T)) {
+      if (T < StartDur.size())
+        S.MovedByPhase[Ph] -= StartDur[T];
+      continue;
+    }
+    if (T >= StartDur.size()) {
+      S.MovedByPhase[Ph] += G.Dur[T];
+      continue;
+    }
+    if (G.Dur[T] != StartDur[T])
+      S.MovedByPhase[Ph] += G.Dur[T] - StartDur[T];
+  }
+}
+
+RunResult vm::run(const bc::Program &P, RunEnv &Env, const RunOptions &O) {
+  RunResult R;
+  if (auto Bad = checkSettings(P, O.Settings)) {
+    R.Ok = false;
+    R.Error.Message = *Bad;
+    return R;
+  }
+  Interpreter I(P, Env, O, R);
+  I.runAll();
+  return R;
+}

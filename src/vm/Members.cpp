@@ -1,0 +1,394 @@
+//===- Members.cpp - .member on tasks, sets, layers, resources ------------===//
+
+#include "graph/Edit.h"
+#include "vm/VMImpl.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using bc::MemberId;
+using bc::TypeKind;
+using graph::NoTask;
+using graph::TaskId;
+
+static std::optional<TypeKind> ownerOf(VKind K) {
+  switch (K) {
+  case VKind::Task: return TypeKind::Task;
+  case VKind::Set: return TypeKind::Set;
+  case VKind::Layer: return TypeKind::Layer;
+  case VKind::Resource: return TypeKind::Resource;
+  case VKind::Device: return TypeKind::Device;
+  case VKind::Trace: return TypeKind::TraceInfo;
+  case VKind::List:
+  case VKind::Range: return TypeKind::List;
+  case VKind::String: return TypeKind::String;
+  default: return std::nullopt;
+  }
+}
+
+std::vector<TaskId> Interpreter::inOrder(const llvm::BitVector &Bits) {
+  const graph::Graph &G = graph();
+  std::vector<TaskId> Out;
+  for (int T = Bits.find_first(); T >= 0; T = Bits.find_next(T))
+    if (!G.isRemoved(static_cast<TaskId>(T)))
+      Out.push_back(static_cast<TaskId>(T));
+  std::stable_sort(Out.begin(), Out.end(), [&](TaskId A, TaskId B) {
+    return G.OrderKey[A] < G.OrderKey[B];
+  });
+  return Out;
+}
+
+namespace {
+
+/// Members of one task; Self is the interpreter for graph access.
+struct TaskMembers {
+  Interpreter &I;
+  const graph::Graph &G;
+  TaskId T;
+
+  graph::ResourceId resource() const {
+    if (G.Res[T] != graph::NoResource)
+      return G.Res[T];
+    std::vector<TaskId> L = G.leavesOf(T);
+    return L.empty() ? graph::NoResource : G.Res[L.front()];
+  }
+  llvm::BitVector kernels() const {
+    llvm::BitVector Out(G.numTasks());
+    llvm::BitVector Callers(G.numTasks());
+    for (TaskId L : G.leavesOf(T))
+      Callers.set(L);
+    for (TaskId X = 0; X < G.numTasks(); ++X)
+      if (G.isGpu(X) && !G.isRemoved(X) && G.Launcher[X] != NoTask &&
+          Callers.test(G.Launcher[X]))
+        Out.set(X);
+    return Out;
+  }
+  void neighbours(llvm::BitVector &Out, bool Preds) const {
+    std::vector<TaskId> Leaves = G.leavesOf(T);
+    if (Leaves.empty())
+      return;
+    TaskId L = Preds ? Leaves.front() : Leaves.back();
+    if (Preds) {
+      for (uint32_t E : G.inEdges(L))
+        Out.set(G.Lowered[E].Src);
+      if (G.PrevOnRes[L] != NoTask)
+        Out.set(G.PrevOnRes[L]);
+    } else {
+      for (uint32_t E : G.outEdges(L))
+        Out.set(G.Lowered[E].Dst);
+      if (G.NextOnRes[L] != NoTask)
+        Out.set(G.NextOnRes[L]);
+    }
+  }
+};
+
+} // namespace
+
+Value Interpreter::member(const Value &Obj, const std::string &Name) {
+  auto Owner = ownerOf(Obj.kind());
+  std::optional<MemberId> Id;
+  if (Owner)
+    Id = bc::lookupMember(*Owner, Name);
+  if (!Id)
+    fail(describeValue(Obj) + " has no member '" + Name + "'");
+  const bc::MemberInfo &Info = bc::memberInfo(*Id);
+  if (Info.Flags & bc::Method)
+    return Value::object(new BoundObj(Obj, *Id));
+  graph::Graph &G = graph();
+  auto Dur = [](int64_t Ns) {
+    return Value::number(static_cast<double>(Ns), Dim::duration());
+  };
+  auto Plain = [](double V) { return Value::number(V); };
+  auto TaskOrNone = [](TaskId T) {
+    return T == NoTask ? Value::none() : Value::id(VKind::Task, T);
+  };
+  if (*Id >= MemberId::Task_launcher && *Id <= MemberId::Set_in_iteration)
+    ensureFinalized();
+
+  switch (*Id) {
+  // --- Tasks ---
+  case MemberId::Task_name:
+    return Value::string(std::string(G.name(Obj.asId())));
+  case MemberId::Task_kind:
+    return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
+  case MemberId::Task_phase:
+    return Value::string(graph::phaseName(G.PhaseOf[Obj.asId()]));
+  case MemberId::Task_layer: {
+    graph::LayerId L = G.LayerOf[Obj.asId()];
+    return L == graph::NoLayer ? Value::none() : Value::id(VKind::Layer, L);
+  }
+  case MemberId::Task_stream:
+  case MemberId::Task_thread:
+  case MemberId::Task_resource: {
+    ensureFinalized();
+    graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
+    if (R == graph::NoResource)
+      return Value::none();
+    graph::ResourceKind K = G.Resources[R].Kind;
+    if ((*Id == MemberId::Task_stream && K != graph::ResourceKind::GpuStream) ||
+        (*Id == MemberId::Task_thread && K != graph::ResourceKind::CpuThread))
+      return Value::none();
+    return Value::id(VKind::Resource, R);
+  }
+  case MemberId::Task_device: {
+    ensureFinalized();
+    graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
+    return Plain(R == graph::NoResource ? -1 : G.Resources[R].Device);
+  }
+  case MemberId::Task_duration: {
+    TaskId T = Obj.asId();
+    if (G.isLeaf(T))
+      return Dur(G.Dur[T]);
+    ensureFinalized();
+    return Dur(graph::innerTime(G, T) + G.Lead[T] + G.Trail[T]);
+  }
+  case MemberId::Task_measured: {
+    int64_t M = G.MeasuredDur[Obj.asId()];
+    return Dur(M == graph::NoTime ? 0 : M);
+  }
+  case MemberId::Task_bytes: {
+    int64_t B = G.Bytes[Obj.asId()];
+    return Value::number(B < 0 ? 0 : static_cast<double>(B), Dim::bytes());
+  }
+  case MemberId::Task_iteration: {
+    int32_t It = G.IterationOf[Obj.asId()];
+    return It < 0 ? Value::none()
+                  : Plain(static_cast<double>(G.Iterations[It].Number));
+  }
+  case MemberId::Task_start: {
+    int64_t S = G.MeasuredStart[Obj.asId()];
+    return S == graph::NoTime ? Value::none() : Dur(S - G.Origin);
+  }
+  case MemberId::Task_container:
+    return Value::boolean(G.isContainer(Obj.asId()));
+  case MemberId::Task_inserted:
+    return Value::boolean(G.Flags[Obj.asId()] & graph::TF_Inserted);
+  case MemberId::Task_id:
+    return Plain(Obj.asId());
+  case MemberId::Task_launcher:
+    return TaskOrNone(G.Launcher[Obj.asId()]);
+  case MemberId::Task_kernels:
+    return taskSet(TaskMembers{*this, G, Obj.asId()}.kernels());
+  case MemberId::Task_parent:
+    return TaskOrNone(G.Parent[Obj.asId()]);
+  case MemberId::Task_preds:
+  case MemberId::Task_succs: {
+    llvm::BitVector Out = emptySet();
+    TaskMembers{*this, G, Obj.asId()}.neighbours(
+        Out, *Id == MemberId::Task_preds);
+    return taskSet(std::move(Out));
+  }
+
+  // --- Task sets ---
+  case MemberId::Set_count:
+    return Plain(static_cast<double>(inOrder(toSet(Obj, "count")).size()));
+  case MemberId::Set_first:
+  case MemberId::Set_last: {
+    std::vector<TaskId> L = inOrder(toSet(Obj, Name.c_str()));
+    if (L.empty())
+      return Value::none();
+    return Value::id(VKind::Task,
+                     *Id == MemberId::Set_first ? L.front() : L.back());
+  }
+  case MemberId::Set_duration:
+  case MemberId::Set_measured:
+  case MemberId::Set_bytes: {
+    double Sum = 0;
+    MemberId Per = *Id == MemberId::Set_duration   ? MemberId::Task_duration
+                   : *Id == MemberId::Set_measured ? MemberId::Task_measured
+                                                   : MemberId::Task_bytes;
+    for (TaskId T : inOrder(toSet(Obj, Name.c_str())))
+      Sum += member(Value::id(VKind::Task, T), bc::memberInfo(Per).Name)
+                 .asNumber();
+    return Value::number(Sum, Info.D);
+  }
+  case MemberId::Set_launchers:
+  case MemberId::Set_kernels:
+  case MemberId::Set_parents:
+  case MemberId::Set_preds:
+  case MemberId::Set_succs: {
+    llvm::BitVector In = toSet(Obj, Name.c_str()), Out = emptySet();
+    for (TaskId T : inOrder(In)) {
+      TaskMembers M{*this, G, T};
+      switch (*Id) {
+      case MemberId::Set_launchers:
+        if (G.Launcher[T] != NoTask)
+          Out.set(G.Launcher[T]);
+        break;
+      case MemberId::Set_kernels:
+        Out |= M.kernels();
+        break;
+      case MemberId::Set_parents:
+        if (G.Parent[T] != NoTask)
+          Out.set(G.Parent[T]);
+        break;
+      default:
+        M.neighbours(Out, *Id == MemberId::Set_preds);
+      }
+    }
+    return taskSet(std::move(Out));
+  }
+  case MemberId::Set_layers:
+  case MemberId::Set_iterations:
+  case MemberId::Set_tasks: {
+    std::vector<Value> Items;
+    llvm::BitVector Seen(*Id == MemberId::Set_layers ? G.Layers.size()
+                                                     : G.Iterations.size());
+    for (TaskId T : inOrder(toSet(Obj, Name.c_str()))) {
+      if (*Id == MemberId::Set_tasks) {
+        Items.push_back(Value::id(VKind::Task, T));
+      } else if (*Id == MemberId::Set_layers) {
+        graph::LayerId L = G.LayerOf[T];
+        if (L != graph::NoLayer && !Seen.test(L)) {
+          Seen.set(L);
+          Items.push_back(Value::id(VKind::Layer, L));
+        }
+      } else {
+        int32_t It = G.IterationOf[T];
+        if (It >= 0 && !Seen.test(static_cast<unsigned>(It))) {
+          Seen.set(static_cast<unsigned>(It));
+          Items.push_back(Plain(static_cast<double>(G.Iterations[It].Number)));
+        }
+      }
+    }
+    if (*Id == MemberId::Set_iterations)
+      std::sort(Items.begin(), Items.end(), [](const Value &A, const Value &B) {
+        return A.asNumber() < B.asNumber();
+      });
+    return Value::list(std::move(Items));
+  }
+
+  // --- Layers ---
+  case MemberId::Layer_name:
+    return Value::string(G.Layers[Obj.asId()].Name);
+  case MemberId::Layer_index:
+    return Plain(G.Layers[Obj.asId()].Index);
+  case MemberId::Layer_tasks:
+  case MemberId::Layer_kernels: {
+    llvm::BitVector Out = emptySet();
+    for (TaskId T = 0; T < G.numTasks(); ++T)
+      if (G.LayerOf[T] == Obj.asId() && !G.isRemoved(T) &&
+          (*Id == MemberId::Layer_tasks || G.isGpu(T)))
+        Out.set(T);
+    return taskSet(std::move(Out));
+  }
+
+  // --- Resources ---
+  case MemberId::Resource_name:
+    return Value::string(G.Resources[Obj.asId()].Name);
+  case MemberId::Resource_kind:
+    return Value::string(graph::resourceKindName(G.Resources[Obj.asId()].Kind));
+  case MemberId::Resource_id:
+    return Plain(static_cast<double>(G.Resources[Obj.asId()].Id));
+  case MemberId::Resource_device:
+    return Plain(G.Resources[Obj.asId()].Device);
+  case MemberId::Resource_tasks: {
+    llvm::BitVector Out = emptySet();
+    for (TaskId T = 0; T < G.numTasks(); ++T)
+      if (G.Res[T] == Obj.asId() && !G.isRemoved(T))
+        Out.set(T);
+    return taskSet(std::move(Out));
+  }
+
+  // --- Device and trace ---
+  case MemberId::Device_name: return Value::string(Env.Device.Name);
+  case MemberId::Device_memory:
+    return Value::number(static_cast<double>(Env.Device.Memory), Dim::bytes());
+  case MemberId::Device_sms: return Plain(Env.Device.Sms);
+  case MemberId::Device_mem_bandwidth:
+    if (Env.Device.MemBandwidth <= 0)
+      fail("the trace shows no memory-bound work (copies or sets of 1 MiB "
+           "or more) to measure the device's memory bandwidth from");
+    return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
+  case MemberId::TraceInfo_path: return Value::string(Env.TracePath);
+  case MemberId::TraceInfo_iterations: {
+    std::vector<Value> Items;
+    for (const graph::Iteration &It : G.Iterations)
+      Items.push_back(Plain(static_cast<double>(It.Number)));
+    return Value::list(std::move(Items));
+  }
+  case MemberId::TraceInfo_layers: {
+    std::vector<Value> Items;
+    for (uint32_t L = 0; L < G.Layers.size(); ++L)
+      Items.push_back(Value::id(VKind::Layer, L));
+    return Value::list(std::move(Items));
+  }
+  case MemberId::TraceInfo_iteration:
+    if (Env.ReportIteration >= G.Iterations.size())
+      return Value::none();
+    return Plain(static_cast<double>(G.Iterations[Env.ReportIteration].Number));
+
+  // --- Lists and strings ---
+  case MemberId::List_count:
+    return Plain(Obj.is(VKind::Range)
+                     ? static_cast<double>(Obj.as<RangeObj>()->size())
+                     : static_cast<double>(Obj.as<ListObj>()->Items.size()));
+  case MemberId::List_first:
+  case MemberId::List_last: {
+    Value L = Obj;
+    if (Obj.is(VKind::Range)) {
+      auto *R = Obj.as<RangeObj>();
+      if (R->size() == 0)
+        return Value::none();
+      return Plain(static_cast<double>(*Id == MemberId::List_first ? R->Lo
+                                                                   : R->Hi));
+    }
+    auto &Items = Obj.as<ListObj>()->Items;
+    if (Items.empty())
+      return Value::none();
+    return *Id == MemberId::List_first ? Items.front() : Items.back();
+  }
+  case MemberId::String_count:
+    return Plain(static_cast<double>(Obj.as<StringObj>()->S.size()));
+  default:
+    fail("internal error: member '" + Name + "' not implemented");
+  }
+}
+
+Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
+  const graph::Graph &G = graph();
+  auto Want = [&](size_t N, const char *Usage) {
+    if (Args.size() != N)
+      fail(std::string("usage: ") + Usage);
+  };
+  switch (B.Method) {
+  case MemberId::Set_where: {
+    Want(1, "S.where(t -> condition)");
+    llvm::BitVector Out = emptySet();
+    for (TaskId T : inOrder(toSet(B.Self, "where")))
+      if (truthy(call(Args[0], {Value::id(VKind::Task, T)})))
+        Out.set(T);
+    return taskSet(std::move(Out));
+  }
+  case MemberId::Set_sort_by: {
+    Want(1, "S.sort_by(t -> key)");
+    std::vector<std::pair<Value, TaskId>> Keyed;
+    for (TaskId T : inOrder(toSet(B.Self, "sort_by")))
+      Keyed.push_back({call(Args[0], {Value::id(VKind::Task, T)}), T});
+    std::stable_sort(Keyed.begin(), Keyed.end(),
+                     [&](const auto &X, const auto &Y) {
+                       return less(X.first, Y.first, "sort_by");
+                     });
+    std::vector<Value> Out;
+    for (auto &[K, T] : Keyed)
+      Out.push_back(Value::id(VKind::Task, T));
+    return Value::list(std::move(Out));
+  }
+  case MemberId::Set_in_iteration: {
+    Want(1, "S.in_iteration(N)");
+    double N = toNumber(Args[0], {}, "the iteration");
+    llvm::BitVector Out = emptySet();
+    for (TaskId T : inOrder(toSet(B.Self, "in_iteration"))) {
+      int32_t It = G.IterationOf[T];
+      if (It >= 0 && static_cast<double>(G.Iterations[It].Number) == N)
+        Out.set(T);
+    }
+    return taskSet(std::move(Out));
+  }
+  default:
+    fail(std::string("'") + bc::memberInfo(B.Method).Name +
+         "' is not a method");
+  }
+}

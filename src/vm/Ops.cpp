@@ -1,0 +1,368 @@
+//===- Ops.cpp - Arithmetic, comparison, printing of values ---------------===//
+
+#include "vm/VMImpl.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+using namespace dd;
+using namespace dd::vm;
+using bc::Opcode;
+
+std::string vm::describeValue(const Value &V) {
+  switch (V.kind()) {
+  case VKind::None: return "none";
+  case VKind::Missing: return "a missing argument";
+  case VKind::Bool: return "a bool";
+  case VKind::Number:
+    if (V.unit().plain())
+      return "a plain number";
+    if (V.unit() == Dim::duration())
+      return "a duration";
+    if (V.unit() == Dim::bytes())
+      return "a size";
+    if (V.unit() == Dim::bandwidth())
+      return "a bandwidth";
+    return "a number in " + dimName(V.unit());
+  case VKind::String: return "a string";
+  case VKind::Regex: return "a regex";
+  case VKind::List: return "a list";
+  case VKind::Range: return "a range";
+  case VKind::Task: return "a task";
+  case VKind::Set: return "a task set";
+  case VKind::Layer: return "a layer";
+  case VKind::Resource: return "a resource";
+  case VKind::Function: return "a function";
+  case VKind::Bound: return "a method";
+  case VKind::Device: return "the device";
+  case VKind::Trace: return "the trace";
+  case VKind::Iterator: return "an iterator";
+  }
+  return "a value";
+}
+
+bool Interpreter::truthy(const Value &V) {
+  switch (V.kind()) {
+  case VKind::None:
+  case VKind::Missing: return false;
+  case VKind::Bool: return V.asBool();
+  case VKind::Number: return V.asNumber() != 0;
+  case VKind::String: return !V.as<StringObj>()->S.empty();
+  case VKind::List: return !V.as<ListObj>()->Items.empty();
+  case VKind::Range: return V.as<RangeObj>()->size() > 0;
+  case VKind::Set: return V.as<SetObj>()->Bits.any();
+  default: return true;
+  }
+}
+
+double Interpreter::toNumber(const Value &V, Dim Unit, const char *Role) {
+  if (!V.is(VKind::Number))
+    fail(std::string(Role) + " must be " +
+         describeValue(Value::number(0, Unit)) + ", not " + describeValue(V));
+  if (V.unit() != Unit)
+    fail(std::string(Role) + " must be " +
+         describeValue(Value::number(0, Unit)) + ", not " + describeValue(V) +
+         " (" + show(V) + ")");
+  return V.asNumber();
+}
+
+std::string Interpreter::toStr(const Value &V, const char *Role) {
+  if (!V.is(VKind::String))
+    fail(std::string(Role) + " must be a string, not " + describeValue(V));
+  return V.as<StringObj>()->S;
+}
+
+llvm::BitVector Interpreter::toSet(const Value &V, const char *Role) {
+  const graph::Graph &G = graph();
+  if (V.is(VKind::Set)) {
+    llvm::BitVector B = V.as<SetObj>()->Bits;
+    B.resize(G.numTasks());
+    return B;
+  }
+  llvm::BitVector B(G.numTasks());
+  if (V.is(VKind::Task)) {
+    B.set(V.asId());
+    return B;
+  }
+  if (V.is(VKind::None))
+    return B;
+  if (V.is(VKind::List)) {
+    for (const Value &X : V.as<ListObj>()->Items)
+      B |= toSet(X, Role);
+    return B;
+  }
+  fail(std::string(Role) + " takes tasks, not " + describeValue(V));
+}
+
+graph::TaskId Interpreter::toTask(const Value &V, const char *Role) {
+  if (V.is(VKind::Task))
+    return V.asId();
+  if (V.is(VKind::Set)) {
+    const llvm::BitVector &B = V.as<SetObj>()->Bits;
+    if (B.count() == 1)
+      return static_cast<graph::TaskId>(B.find_first());
+    fail(std::string(Role) + " takes one task, got a set of " +
+         std::to_string(B.count()));
+  }
+  fail(std::string(Role) + " takes a task, not " + describeValue(V));
+}
+
+static std::string unitMismatch(const char *Op, const Value &A,
+                                const Value &B) {
+  return fmt::format("cannot {} {} and {}", Op, describeValue(A),
+                     describeValue(B));
+}
+
+Value Interpreter::arith(Opcode Op, const Value &A, const Value &B) {
+  auto SetLike = [](const Value &V) {
+    return V.is(VKind::Set) || V.is(VKind::Task);
+  };
+  if (Op == Opcode::Union || Op == Opcode::Intersect ||
+      ((Op == Opcode::Add || Op == Opcode::Sub) &&
+       (SetLike(A) || SetLike(B)))) {
+    const char *Role = Op == Opcode::Intersect ? "'&'"
+                       : Op == Opcode::Sub     ? "'-'"
+                                               : "'|'";
+    llvm::BitVector L = toSet(A, Role), R = toSet(B, Role);
+    if (Op == Opcode::Intersect)
+      L &= R;
+    else if (Op == Opcode::Sub)
+      L.reset(R);
+    else
+      L |= R;
+    return taskSet(std::move(L));
+  }
+  if (A.is(VKind::Number) && B.is(VKind::Number)) {
+    double X = A.asNumber(), Y = B.asNumber();
+    switch (Op) {
+    case Opcode::Add:
+    case Opcode::Sub:
+      if (A.unit() != B.unit())
+        fail(unitMismatch(Op == Opcode::Add ? "add" : "subtract", A, B));
+      return Value::number(Op == Opcode::Add ? X + Y : X - Y, A.unit());
+    case Opcode::Mul:
+      return Value::number(X * Y, A.unit() * B.unit());
+    case Opcode::Div:
+      if (Y == 0)
+        fail("division by zero");
+      return Value::number(X / Y, A.unit() / B.unit());
+    case Opcode::Mod:
+      if (Y == 0)
+        fail("modulo by zero");
+      if (A.unit() != B.unit() && !B.unit().plain())
+        fail(unitMismatch("take the remainder of", A, B));
+      return Value::number(std::fmod(X, Y), A.unit());
+    default:
+      break;
+    }
+  }
+  if (Op == Opcode::Add && A.is(VKind::String) && B.is(VKind::String))
+    return Value::string(A.as<StringObj>()->S + B.as<StringObj>()->S);
+  if (Op == Opcode::Add && A.is(VKind::String))
+    return Value::string(A.as<StringObj>()->S + show(B));
+  if (Op == Opcode::Add && A.is(VKind::List) && B.is(VKind::List)) {
+    std::vector<Value> Items = A.as<ListObj>()->Items;
+    for (const Value &X : B.as<ListObj>()->Items)
+      Items.push_back(X);
+    return Value::list(std::move(Items));
+  }
+  const char *Name = Op == Opcode::Add   ? "add"
+                     : Op == Opcode::Sub ? "subtract"
+                     : Op == Opcode::Mul ? "multiply"
+                     : Op == Opcode::Div ? "divide"
+                                         : "take the remainder of";
+  fail(unitMismatch(Name, A, B));
+}
+
+bool Interpreter::equal(const Value &A, const Value &B) {
+  const graph::Graph &G = graph();
+  if (A.kind() != B.kind()) {
+    // A resource equals its id (stream == 7); a layer equals its name.
+    if (A.is(VKind::Resource) && B.is(VKind::Number))
+      return static_cast<double>(G.Resources[A.asId()].Id) == B.asNumber();
+    if (B.is(VKind::Resource) && A.is(VKind::Number))
+      return equal(B, A);
+    if (A.is(VKind::Resource) && B.is(VKind::String))
+      return G.Resources[A.asId()].Name == B.as<StringObj>()->S;
+    if (A.is(VKind::Layer) && B.is(VKind::String))
+      return G.Layers[A.asId()].Name == B.as<StringObj>()->S;
+    if (B.is(VKind::Layer) || B.is(VKind::Resource))
+      return equal(B, A);
+    return false;
+  }
+  switch (A.kind()) {
+  case VKind::None:
+  case VKind::Missing: return true;
+  case VKind::Bool: return A.asBool() == B.asBool();
+  case VKind::Number:
+    return A.unit() == B.unit() && A.asNumber() == B.asNumber();
+  case VKind::String: return A.as<StringObj>()->S == B.as<StringObj>()->S;
+  case VKind::Regex:
+    return A.as<RegexObj>()->Pattern == B.as<RegexObj>()->Pattern;
+  case VKind::Task:
+  case VKind::Layer:
+  case VKind::Resource: return A.asId() == B.asId();
+  case VKind::Set: return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
+  case VKind::Range:
+    return A.as<RangeObj>()->Lo == B.as<RangeObj>()->Lo &&
+           A.as<RangeObj>()->Hi == B.as<RangeObj>()->Hi;
+  case VKind::List: {
+    auto &X = A.as<ListObj>()->Items, &Y = B.as<ListObj>()->Items;
+    if (X.size() != Y.size())
+      return false;
+    for (size_t I = 0; I < X.size(); ++I)
+      if (!equal(X[I], Y[I]))
+        return false;
+    return true;
+  }
+  default: return A.asObj() == B.asObj();
+  }
+}
+
+bool Interpreter::less(const Value &A, const Value &B, const char *Op) {
+  if (A.is(VKind::Number) && B.is(VKind::Number)) {
+    if (A.unit() != B.unit())
+      fail(fmt::format("cannot compare {} with {} ('{}')", describeValue(A),
+                       describeValue(B), Op));
+    return A.asNumber() < B.asNumber();
+  }
+  if (A.is(VKind::String) && B.is(VKind::String))
+    return A.as<StringObj>()->S < B.as<StringObj>()->S;
+  fail(fmt::format("'{}' orders numbers or strings, not {} and {}", Op,
+                   describeValue(A), describeValue(B)));
+}
+
+const std::regex &Interpreter::regexOf(const Value &Pattern) {
+  if (Pattern.is(VKind::Regex))
+    return Pattern.as<RegexObj>()->Re;
+  fail("expected a regex, got " + describeValue(Pattern));
+}
+
+bool Interpreter::matches(const Value &S, const Value &Pattern) {
+  std::string Text;
+  if (S.is(VKind::String))
+    Text = S.as<StringObj>()->S;
+  else if (S.is(VKind::Layer))
+    Text = graph().Layers[S.asId()].Name;
+  else
+    fail("'~' matches strings, not " + describeValue(S));
+  if (Pattern.is(VKind::String))
+    return Text.find(Pattern.as<StringObj>()->S) != std::string::npos;
+  return std::regex_search(Text, regexOf(Pattern));
+}
+
+bool Interpreter::contains(const Value &Coll, const Value &X) {
+  switch (Coll.kind()) {
+  case VKind::List:
+    for (const Value &Y : Coll.as<ListObj>()->Items)
+      if (equal(Y, X))
+        return true;
+    return false;
+  case VKind::Range: {
+    if (!X.is(VKind::Number) || !X.unit().plain())
+      return false;
+    auto *R = Coll.as<RangeObj>();
+    double V = X.asNumber();
+    return V == std::floor(V) && V >= R->Lo && V <= R->Hi;
+  }
+  case VKind::Set: {
+    const llvm::BitVector &B = Coll.as<SetObj>()->Bits;
+    if (X.is(VKind::Task))
+      return X.asId() < B.size() && B.test(X.asId());
+    if (X.is(VKind::Set)) {
+      llvm::BitVector Y = X.as<SetObj>()->Bits;
+      Y.resize(B.size());
+      return !Y.test(B);
+    }
+    return false;
+  }
+  case VKind::String:
+    if (!X.is(VKind::String))
+      fail("'in' a string looks for a string, not " + describeValue(X));
+    return Coll.as<StringObj>()->S.find(X.as<StringObj>()->S) !=
+           std::string::npos;
+  default:
+    fail("'in' needs a list, a range, a task set or a string, not " +
+         describeValue(Coll));
+  }
+}
+
+Value Interpreter::index(const Value &Coll, const Value &Key) {
+  double K = toNumber(Key, {}, "an index");
+  if (K != std::floor(K))
+    fail("an index is an integer, got " + show(Key));
+  auto At = [&](int64_t Size) {
+    int64_t I = static_cast<int64_t>(K);
+    if (I < 0)
+      I += Size;
+    if (I < 0 || I >= Size)
+      fail(fmt::format("index {} is out of range (size {})",
+                       static_cast<int64_t>(K), Size));
+    return I;
+  };
+  switch (Coll.kind()) {
+  case VKind::List: {
+    auto &Items = Coll.as<ListObj>()->Items;
+    return Items[At(static_cast<int64_t>(Items.size()))];
+  }
+  case VKind::Range: {
+    auto *R = Coll.as<RangeObj>();
+    return Value::number(static_cast<double>(R->Lo + At(R->size())));
+  }
+  case VKind::String: {
+    const std::string &S = Coll.as<StringObj>()->S;
+    return Value::string(S.substr(At(static_cast<int64_t>(S.size())), 1));
+  }
+  default:
+    fail("cannot index " + describeValue(Coll));
+  }
+}
+
+std::string Interpreter::show(const Value &V) {
+  const graph::Graph &G = graph();
+  switch (V.kind()) {
+  case VKind::None: return "none";
+  case VKind::Missing: return "<missing>";
+  case VKind::Bool: return V.asBool() ? "true" : "false";
+  case VKind::Number: return formatQuantity(V.asNumber(), V.unit());
+  case VKind::String: return V.as<StringObj>()->S;
+  case VKind::Regex: return "/" + V.as<RegexObj>()->Pattern + "/";
+  case VKind::List: {
+    std::string S = "[";
+    auto &Items = V.as<ListObj>()->Items;
+    for (size_t I = 0; I < Items.size(); ++I) {
+      if (I)
+        S += ", ";
+      if (I == 20 && Items.size() > 21) {
+        S += fmt::format("... {} more", Items.size() - 20);
+        break;
+      }
+      S += Items[I].is(VKind::String) ? "\"" + show(Items[I]) + "\""
+                                      : show(Items[I]);
+    }
+    return S + "]";
+  }
+  case VKind::Range:
+    return fmt::format("{}..{}", V.as<RangeObj>()->Lo, V.as<RangeObj>()->Hi);
+  case VKind::Task: {
+    graph::TaskId T = V.asId();
+    return fmt::format("task #{} \"{}\" ({}, {})", T, G.name(T),
+                       graph::taskKindName(G.Kind[T]),
+                       formatQuantity(static_cast<double>(G.Dur[T]),
+                                      Dim::duration()));
+  }
+  case VKind::Set:
+    return fmt::format("set of {} tasks", V.as<SetObj>()->Bits.count());
+  case VKind::Layer: return "layer " + G.Layers[V.asId()].Name;
+  case VKind::Resource: return G.Resources[V.asId()].Name;
+  case VKind::Function: return "<function>";
+  case VKind::Bound:
+    return std::string("<method ") +
+           bc::memberInfo(V.as<BoundObj>()->Method).Name + ">";
+  case VKind::Device: return "device " + Env.Device.Name;
+  case VKind::Trace: return "trace " + Env.TracePath;
+  case VKind::Iterator: return "<iterator>";
+  }
+  return "?";
+}

@@ -1,0 +1,95 @@
+//===- VM.h - Running compiled .dd models against a graph -------*- C++ -*-===//
+//
+// The VM executes a bc::Program against a dependency graph: ordinary
+// instructions run one by one, and the graph primitives (select, scale,
+// remove, insert, depend, schedule) run as native set-level operations over
+// all tasks. It sees bytecode and the graph only, never the AST.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_VM_VM_H
+#define DD_VM_VM_H
+
+#include "bytecode/Bytecode.h"
+#include "graph/Graph.h"
+#include "sim/Simulator.h"
+#include "support/Diagnostics.h"
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::vm {
+
+class Value;
+
+/// Facts about the traced GPU a model may use.
+struct DeviceFacts {
+  std::string Name;
+  int64_t Memory = 0;        ///< bytes
+  int32_t Sms = 0;
+  double MemBandwidth = 0;   ///< bytes/ns achieved by memory-bound kernels
+};
+
+/// The world a model runs against.
+struct RunEnv {
+  graph::Graph *G = nullptr;
+  std::string TracePath;
+  DeviceFacts Device;
+  size_t ReportIteration = 0; ///< index into G->Iterations
+  int64_t BaselineNs = 0;
+  /// The reported iteration's simulated time with the graph as it is and
+  /// schedule \p Policy (for the simulate() builtin).
+  std::function<int64_t(const sim::SchedulePolicy &Policy)> Simulate;
+};
+
+/// A --set value for a parameter.
+struct Setting {
+  std::string Name;
+  std::string Text; ///< as given: 25Gbps, 2, "nccl", true
+};
+
+struct RunOptions {
+  uint64_t MaxSteps = 50'000'000; ///< instructions, per-task calls included
+  std::vector<Setting> Settings;
+};
+
+/// What the model changed.
+struct ChangeStats {
+  uint64_t Selected = 0;  ///< distinct tasks any select returned
+  uint64_t Scaled = 0;    ///< leaves whose duration changed
+  uint64_t Inserted = 0;
+  uint64_t Removed = 0;   ///< tasks removed (containers count their leaves)
+  uint64_t Dependencies = 0;
+  uint64_t Scheduled = 0; ///< resources given a schedule
+  /// Change of summed task time by phase (ns): faster is negative.
+  std::array<int64_t, graph::NumPhases> MovedByPhase{};
+};
+
+struct RunResult {
+  bool Ok = true;
+  /// A runtime error: its location, and a note per calling frame.
+  Diagnostic Error;
+  std::string Output; ///< what print statements printed
+  ChangeStats Stats;
+  sim::SchedulePolicy Policy;
+  uint64_t Steps = 0;
+};
+
+/// Runs \p P (module by module, imports first) against \p Env.
+RunResult run(const bc::Program &P, RunEnv &Env, const RunOptions &O);
+
+/// Checks --set values against \p P's parameters before a run: unknown
+/// names and unreadable values. Returns the message of the first problem.
+std::optional<std::string> checkSettings(const bc::Program &P,
+                                         const std::vector<Setting> &S);
+
+/// Estimates the memory bandwidth the trace's own memory-bound work reaches
+/// (bytes/ns): the median of bytes/duration over copies and sets of at
+/// least 1 MiB, else 0.
+double estimateMemBandwidth(const graph::Graph &G);
+
+} // namespace dd::vm
+
+#endif

@@ -1,0 +1,138 @@
+//===- VMImpl.h - The interpreter's state (private) -------------*- C++ -*-===//
+#ifndef DD_VM_VMIMPL_H
+#define DD_VM_VMIMPL_H
+
+#include "vm/VM.h"
+#include "vm/Value.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace dd::vm {
+
+/// A run-time error; the interpreter adds the location and the stack.
+struct VMError {
+  std::string Message;
+};
+
+[[noreturn]] inline void fail(std::string Msg) { throw VMError{std::move(Msg)}; }
+
+class Interpreter {
+public:
+  Interpreter(const bc::Program &P, RunEnv &Env, const RunOptions &O,
+              RunResult &R);
+  void runAll();
+
+  // Used by the operation files.
+  graph::Graph &graph() { return *Env.G; }
+  const graph::Graph &graph() const { return *Env.G; }
+  void ensureFinalized();
+  Value call(const Value &Callee, std::vector<Value> Args);
+  void step(uint64_t N = 1);
+  std::string show(const Value &V);
+
+  // Conversions with clear errors.
+  llvm::BitVector toSet(const Value &V, const char *Role);
+  graph::TaskId toTask(const Value &V, const char *Role);
+  double toNumber(const Value &V, Dim Unit, const char *Role);
+  std::string toStr(const Value &V, const char *Role);
+  bool truthy(const Value &V);
+
+  // Values (Ops.cpp).
+  Value arith(bc::Opcode Op, const Value &A, const Value &B);
+  bool equal(const Value &A, const Value &B);
+  bool less(const Value &A, const Value &B, const char *Op);
+  bool matches(const Value &S, const Value &Pattern);
+  bool contains(const Value &Coll, const Value &X);
+  Value index(const Value &Coll, const Value &Key);
+  const std::regex &regexOf(const Value &Pattern);
+
+  // Members and builtins (Members.cpp, Builtins.cpp).
+  Value member(const Value &Obj, const std::string &Name);
+  Value callMethod(const BoundObj &B, std::vector<Value> &Args);
+  Value builtin(bc::BuiltinId Id, std::vector<Value> &Args);
+  Value taskSet(llvm::BitVector Bits) { return Value::set(std::move(Bits)); }
+  llvm::BitVector emptySet() const {
+    return llvm::BitVector(graph().numTasks());
+  }
+  std::vector<graph::TaskId> inOrder(const llvm::BitVector &Bits);
+
+  // Graph primitives (Filter.cpp, GraphOps.cpp).
+  Value select(const bc::FilterProgram &F, const Value *Captures);
+  void scale(const Value &Target, const Value &Amount, unsigned Mode);
+  void remove(const Value &Target);
+  Value insert(const bc::InsertDesc &D, Value *Clauses);
+  void depend(const Value &Waiter, const Value &On);
+  void schedule(const Value &Res, const Value *Priority, unsigned Mode);
+  Value channel(const std::string &Name);
+  void finishSchedules();
+
+private:
+  const bc::Program &P;
+  RunEnv &Env;
+  const RunOptions &Opts;
+  RunResult &Result;
+
+  struct Frame {
+    uint32_t Fn;
+    uint32_t Pc;
+    uint32_t Base; ///< stack index of local 0
+    ClosureObj *Closure;
+  };
+  std::vector<Value> Stack;
+  std::vector<Frame> Frames;
+  std::vector<Value> Globals;
+  std::vector<std::vector<Value>> Constants; ///< per function, decoded
+  std::vector<Value> ParamOverrides;         ///< per param; None if unset
+  llvm::BitVector EverSelected;
+  std::vector<int64_t> StartDur; ///< durations before the model ran
+  struct PendingSchedule {
+    graph::ResourceId Res;
+    Value Priority;
+  };
+  std::vector<PendingSchedule> Schedules;
+  SourceRange LastStructural; ///< for cycle errors found later
+  bool StructuralPending = false;
+
+  void decodeConstants();
+  void applySettings();
+  Value execute(size_t StopDepth);
+
+public:
+  // One handler per opcode, generated from Opcodes.def; the dispatch table
+  // in Interpreter.cpp is generated from the same list.
+  struct Cursor {
+    const bc::Function &F;
+    uint32_t Pc; ///< the instruction's first byte
+    unsigned u16(unsigned Operand) const {
+      return static_cast<unsigned>(bc::readOperand(F, Pc, Operand));
+    }
+    int64_t operand(unsigned Operand) const {
+      return bc::readOperand(F, Pc, Operand);
+    }
+  };
+#define DD_OPCODE(Name, Operands, Effect) void op##Name(const Cursor &C);
+#include "bytecode/Opcodes.def"
+
+private:
+  /// Set by Return when the frame that execute() waits for has returned.
+  bool Returned = false;
+  size_t ReturnDepth = 0;
+  Value pop() {
+    Value V = std::move(Stack.back());
+    Stack.pop_back();
+    return V;
+  }
+  void push(Value V) { Stack.push_back(std::move(V)); }
+  void jumpBy(const Cursor &C, int64_t Offset);
+  void pushFrame(uint32_t Fn, uint32_t Argc, ClosureObj *C);
+  void finishStats();
+  Diagnostic errorAt(const std::string &Msg);
+};
+
+} // namespace dd::vm
+
+#endif
