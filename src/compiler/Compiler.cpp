@@ -130,10 +130,10 @@ int Loader::loadBuffer(BufferId B, const std::string &Name,
 
 std::optional<CompiledModel> finish(Loader &L, int Root, SourceManager &SM,
                                     DiagEngine &Diags, BufferId RootBuffer) {
-  if (Root < 0 || Diags.hasErrors())
+  if (Root < 0)
     return std::nullopt;
   sema::ProgramInfo Info;
-  if (!sema::analyze(L.Order, Diags, Info))
+  if (!sema::analyze(L.Order, Diags, Info) || Diags.hasErrors())
     return std::nullopt;
   CompiledModel Out;
   CodeGen(Info, Out.Program, Diags, SM).program();

@@ -112,6 +112,11 @@ Ty SemaImpl::name(ast::Name *N) {
       Cands.push_back(bc::builtinInfo(static_cast<bc::BuiltinId>(I)).Name);
   for (const std::string &P : Phases)
     Cands.push_back(P);
+  if (InPredicate)
+    for (const std::string &P : bc::memberNames(TypeKind::Task))
+      if (auto M = bc::lookupMember(TypeKind::Task, P);
+          M && (bc::memberInfo(*M).Flags & bc::Prop))
+        Cands.push_back(P);
   Cands.push_back("device");
   Cands.push_back("trace");
   std::string Msg = "unknown name '" + N->Ident + "'";
@@ -186,6 +191,9 @@ Ty SemaImpl::member(ast::Member *M, bool Called) {
 void SemaImpl::checkArity(ast::Call *C, const std::string &What, unsigned Min,
                           unsigned Max,
                           const std::vector<std::string> &Params) {
+  // The callee is known: named arguments are handled here, and the
+  // compiler uses Positional (filled below when the call is well formed).
+  C->Reordered = true;
   // Place named arguments by parameter name.
   std::vector<ast::Expr *> Slots(std::max<size_t>(Params.size(), Max), nullptr);
   bool SawNamed = false;
@@ -239,7 +247,6 @@ void SemaImpl::checkArity(ast::Call *C, const std::string &What, unsigned Min,
     }
   Slots.resize(Given);
   C->Positional = std::move(Slots);
-  C->Reordered = true;
 }
 
 static std::vector<std::string> split(const char *S) {

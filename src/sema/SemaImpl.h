@@ -98,7 +98,7 @@ private:
   void expectNumber(ast::Expr *E, Ty T, Dim D, const char *Role);
 
   // Select predicates (SemaPredicate.cpp).
-  enum class PredShape { Mask, Column, Capture };
+  enum class PredShape { Mask, Column, Capture, Invalid };
   PredShape predicate(ast::Expr *E);
   bool dependsOnTask(ast::Expr *E);
   void checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const);

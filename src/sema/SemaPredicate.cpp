@@ -10,7 +10,7 @@
 //   value  := any expression that does not mention a task property; it is
 //             computed once, before the loops
 // Anything else that mentions a task property (a call, an index, ...)
-// cannot run as a set operation; a per-task filter is S.where(t -> ...).
+// cannot run as a set operation; a per-task filter is S.filter(t -> ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,8 +96,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
                 What + " cannot run as a set operation in a select predicate "
                        "(predicates compare task properties with values, and "
                        "combine with and/or/not); filter task by task with "
-                       "S.where(t -> ...)");
-    return PredShape::Mask;
+                       "S.filter(t -> ...)");
+    return PredShape::Invalid;
   };
   auto Operand = [&](ast::Expr *X) { return predicate(X); };
   switch (E->Kind) {
@@ -114,6 +114,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
   case ast::NodeKind::Unary: {
     auto *U = cast<ast::Unary>(E);
     PredShape S = Operand(U->Operand);
+    if (S == PredShape::Invalid)
+      return S;
     if (U->Op == ast::UnaryOp::Not)
       return PredShape::Mask;
     if (S == PredShape::Mask)
@@ -125,8 +127,9 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     switch (B->Op) {
     case BinaryOp::And:
     case BinaryOp::Or:
-      Operand(B->Lhs);
-      Operand(B->Rhs);
+      if (Operand(B->Lhs) == PredShape::Invalid ||
+          Operand(B->Rhs) == PredShape::Invalid)
+        return PredShape::Invalid;
       return PredShape::Mask;
     case BinaryOp::Eq:
     case BinaryOp::Ne:
@@ -135,6 +138,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     case BinaryOp::Gt:
     case BinaryOp::Ge: {
       PredShape L = Operand(B->Lhs), R = Operand(B->Rhs);
+      if (L == PredShape::Invalid || R == PredShape::Invalid)
+        return PredShape::Invalid;
       if (L == PredShape::Mask || R == PredShape::Mask)
         return Unsupported(E, "comparing conditions");
       checkPropertyConstant(B->Lhs, B->Rhs);
@@ -145,6 +150,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     case BinaryOp::NoMatch:
     case BinaryOp::In: {
       PredShape L = Operand(B->Lhs);
+      if (L == PredShape::Invalid)
+        return L;
       if (dependsOnTask(B->Rhs))
         return Unsupported(B->Rhs, "a pattern or collection that depends on "
                                    "the task");
@@ -158,6 +165,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     case BinaryOp::Div:
     case BinaryOp::Mod: {
       PredShape L = Operand(B->Lhs), R = Operand(B->Rhs);
+      if (L == PredShape::Invalid || R == PredShape::Invalid)
+        return PredShape::Invalid;
       if (L == PredShape::Mask || R == PredShape::Mask)
         return Unsupported(E, "arithmetic on conditions");
       return PredShape::Column;

@@ -58,18 +58,24 @@ std::string dd::renderDiagnostics(const SourceManager &SM,
   return Out;
 }
 
+/// Edit distance counting a swap of neighbours as one edit ("nmae").
 static size_t editDistance(std::string_view A, std::string_view B) {
-  std::vector<size_t> Prev(B.size() + 1), Cur(B.size() + 1);
+  size_t W = B.size() + 1;
+  std::vector<size_t> D((A.size() + 1) * W);
+  for (size_t I = 0; I <= A.size(); ++I)
+    D[I * W] = I;
   for (size_t J = 0; J <= B.size(); ++J)
-    Prev[J] = J;
-  for (size_t I = 1; I <= A.size(); ++I) {
-    Cur[0] = I;
-    for (size_t J = 1; J <= B.size(); ++J)
-      Cur[J] = std::min({Prev[J] + 1, Cur[J - 1] + 1,
-                         Prev[J - 1] + (A[I - 1] == B[J - 1] ? 0 : 1)});
-    std::swap(Prev, Cur);
-  }
-  return Prev[B.size()];
+    D[J] = J;
+  for (size_t I = 1; I <= A.size(); ++I)
+    for (size_t J = 1; J <= B.size(); ++J) {
+      size_t Cost = A[I - 1] == B[J - 1] ? 0 : 1;
+      size_t V = std::min({D[(I - 1) * W + J] + 1, D[I * W + J - 1] + 1,
+                           D[(I - 1) * W + J - 1] + Cost});
+      if (I > 1 && J > 1 && A[I - 1] == B[J - 2] && A[I - 2] == B[J - 1])
+        V = std::min(V, D[(I - 2) * W + J - 2] + 1);
+      D[I * W + J] = V;
+    }
+  return D[A.size() * W + B.size()];
 }
 
 std::string dd::closestMatch(std::string_view Word,
@@ -83,8 +89,10 @@ std::string dd::closestMatch(std::string_view Word,
       Best = C;
     }
   }
-  // Suggest only when at most a third of the word differs.
-  if (Best.empty() || BestD == 0 || BestD * 3 > std::max<size_t>(Word.size(), 3))
+  // Suggest only when at most a third of the word differs, and something
+  // of it is kept.
+  if (Best.empty() || BestD == 0 || BestD >= Word.size() ||
+      BestD * 3 > std::max<size_t>(Word.size(), 3))
     return "";
   return Best;
 }

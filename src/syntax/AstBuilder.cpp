@@ -290,13 +290,13 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   // the parser reports as unexpected.
   if (Diags.errorCount() != ErrorsBefore)
     return nullptr;
+  // Errors found while building (units, escapes, clause names) leave a
+  // well-formed AST: later checks still run and report theirs.
   auto M = std::make_unique<ast::Module>();
   M->Buffer = B;
   M->Path = SM.name(B);
   for (P::StmtContext *S : Tree->stmt())
     if (ast::Stmt *St = Builder.buildStmt(S))
       M->Body.push_back(St);
-  if (Diags.errorCount() != ErrorsBefore)
-    return nullptr;
   return M;
 }

@@ -122,6 +122,10 @@ ast::Expr *AstBuilder::buildLambda(P::LambdaExprContext *C) {
 ast::Expr *AstBuilder::binary(ast::BinaryOp Op, P::OpExprContext *C,
                               P::OpExprContext *L, P::OpExprContext *R,
                               antlr4::Token *OpTok) {
+  // The operator is the middle child of "L op R".
+  if (!OpTok && C->children.size() == 3)
+    if (auto *T = dynamic_cast<antlr4::tree::TerminalNode *>(C->children[1]))
+      OpTok = T->getSymbol();
   SourceRange OR = OpTok ? range(OpTok) : range(C);
   return Ctx.make<ast::Binary>(range(C), Op, buildOp(L), buildOp(R), OR);
 }

@@ -15,7 +15,8 @@
 namespace dd::syntax {
 
 /// Parses buffer \p B of \p SM. Syntax errors (all of them, thanks to error
-/// recovery) go to \p Diags; on any error the result is null.
+/// recovery) go to \p Diags and make the result null; errors in literals
+/// (units, escapes, insert clauses) are reported with a usable AST.
 std::unique_ptr<ast::Module> parseModule(const SourceManager &SM, BufferId B,
                                          ast::AstContext &Ctx,
                                          DiagEngine &Diags);

@@ -526,12 +526,22 @@ Diagnostic Interpreter::errorAt(const std::string &Msg) {
   D.Level = Severity::Error;
   D.Message = Msg;
   bool First = true;
+  size_t Shown = 0;
   for (auto It = Frames.rbegin(); It != Frames.rend(); ++It) {
     const bc::Function &F = P.Functions[It->Fn];
     SourceRange R = F.rangeAt(It->Pc == 0 ? 0 : It->Pc - 1);
     if (First) {
       D.Range = R;
       First = false;
+      continue;
+    }
+    // Deep recursion: the innermost callers and the outermost one.
+    if (++Shown == 8 && Frames.size() > 10) {
+      D.Notes.push_back({Severity::Note, {},
+                         std::to_string(Frames.size() - 9) +
+                             " more calls like these",
+                         {}});
+      It = Frames.rend() - 2;
       continue;
     }
     D.Notes.push_back({Severity::Note, R, "called from " + F.Name, {}});

@@ -354,10 +354,10 @@ Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
       fail(std::string("usage: ") + Usage);
   };
   switch (B.Method) {
-  case MemberId::Set_where: {
-    Want(1, "S.where(t -> condition)");
+  case MemberId::Set_filter: {
+    Want(1, "S.filter(t -> condition)");
     llvm::BitVector Out = emptySet();
-    for (TaskId T : inOrder(toSet(B.Self, "where")))
+    for (TaskId T : inOrder(toSet(B.Self, "filter")))
       if (truthy(call(Args[0], {Value::id(VKind::Task, T)})))
         Out.set(T);
     return taskSet(std::move(Out));
