@@ -36,7 +36,9 @@ const char *memory::blockClassName(BlockClass C) {
   return "?";
 }
 
-std::string Pool::label() const {
+std::string Pool::label() const { return poolLabel(DeviceType, DeviceId); }
+
+std::string memory::poolLabel(int32_t DeviceType, int32_t DeviceId) {
   if (DeviceType == 0)
     return "CPU";
   if (DeviceType == 1)

@@ -105,6 +105,9 @@ struct TaskPoint {
   static TaskPoint end(TaskId T) { return {T, true}; }
 };
 
+/// "GPU 1", "CPU": a pool's name for reports.
+std::string poolLabel(int32_t DeviceType, int32_t DeviceId);
+
 /// One device's (or the host's) memory: what the records say and how they
 /// were paired.
 struct Pool {
@@ -136,7 +139,7 @@ struct Pool {
   uint64_t Unplaced = 0;        ///< in-window records on threads without tasks,
                                 ///< kept at their measured time
   bool isDevice() const { return DeviceType != 0; }
-  std::string label() const; ///< "GPU 1", "CPU"
+  std::string label() const;
 };
 
 /// The allocated-bytes curve of one pool: the level after each event.
@@ -152,9 +155,12 @@ struct Curve {
 /// The highest level of a curve in a span.
 struct Peak {
   int64_t Bytes = 0;
-  int64_t Time = 0;         ///< when it is reached (ns from the origin)
-  uint32_t Event = NoEvent; ///< the event reaching it; NoEvent: the level
-                            ///< the span started with
+  int64_t Time = 0; ///< when it is reached (ns from the origin)
+  /// The last event applied at the peak: the one reaching it when Inside,
+  /// else the last before the span (NoEvent: none, the curve's start).
+  uint32_t Event = NoEvent;
+  bool Inside = false; ///< reached by an event inside the span, not the
+                       ///< level the span opens with
 };
 
 /// Every block and curve placed on one timeline.

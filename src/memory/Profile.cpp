@@ -170,20 +170,14 @@ Peak memory::peakIn(const Curve &C, int64_t From, int64_t To) {
       Best.Bytes = C.Level[I];
       Best.Time = C.Time[I];
       Best.Event = static_cast<uint32_t>(I);
+      Best.Inside = true;
     }
   return Best;
 }
 
 Peak memory::peakOf(const Curve &C) {
-  Peak Best;
-  Best.Bytes = C.Start;
-  for (size_t I = 0; I < C.size(); ++I)
-    if (C.Level[I] > Best.Bytes) {
-      Best.Bytes = C.Level[I];
-      Best.Time = C.Time[I];
-      Best.Event = static_cast<uint32_t>(I);
-    }
-  return Best;
+  return peakIn(C, C.Time.empty() ? 0 : std::min<int64_t>(0, C.Time.front()),
+                AfterWindow);
 }
 
 std::vector<BlockId> MemoryModel::liveAfter(const Profile &Pr, PoolId P,
