@@ -3,6 +3,7 @@
 // accounts for every byte, and what-ifs move the peak the right way.
 
 #include "builder/GraphBuilder.h"
+#include "driver/Session.h"
 #include "memory/MemoryModel.h"
 #include "sim/Simulator.h"
 #include "trace/TraceReader.h"
@@ -122,6 +123,9 @@ TEST_CASE("memory: the replayed peak is the measured peak on every trace") {
     Loaded L = load(F.Path);
     auto Facts = recordFacts(L.T, L.M.Origin, L.M.WindowEnd);
     Profile Pr = L.M.profile(L.times());
+    std::vector<int64_t> MStart, MEnd;
+    driver::measuredTimes(L.G, MStart, MEnd);
+    Profile ByMeasured = L.M.profile({MStart, MEnd});
     REQUIRE(L.M.Pools.size() == Facts.size());
     bool SawDevice = false;
     for (PoolId P = 0; P < L.M.Pools.size(); ++P) {
@@ -137,6 +141,10 @@ TEST_CASE("memory: the replayed peak is the measured peak on every trace") {
         // Without Total Allocated only the rise above the start is known.
         CHECK(relErr(Replayed - Pl.StartAllocated, RF.Peak) <= 0.001);
       }
+      // Placed by the measured times, every record is where the trace put
+      // it, in the trace's order.
+      CHECK(ByMeasured.Curves[P].Time == L.M.measured(P).Time);
+      CHECK(ByMeasured.Curves[P].Level == L.M.measured(P).Level);
       // The model's own measured curve agrees with the records.
       CHECK(peakOf(L.M.measured(P)).Bytes ==
             (RF.HasTotals ? RF.Peak : RF.Peak + Pl.StartAllocated));

@@ -3,6 +3,7 @@
 
 #include "memory/MemoryModel.h"
 #include "builder/GraphBuilder.h"
+#include "driver/Session.h"
 #include "sim/Simulator.h"
 #include "trace/TraceReader.h"
 
@@ -279,7 +280,9 @@ TEST_CASE("memory: placing the blocks by the measured times reproduces the "
           "records") {
   SyntheticTrace S;
   Loaded L = load(S, true);
-  Profile Pr = L.M.profile(L.times());
+  std::vector<int64_t> MStart, MEnd;
+  driver::measuredTimes(L.G, MStart, MEnd);
+  Profile Pr = L.M.profile({MStart, MEnd});
   const Curve &Replayed = Pr.Curves[0], &Measured = L.M.measured(0);
   CHECK(Replayed.Start == Measured.Start);
   CHECK(Replayed.Time == Measured.Time);
@@ -295,6 +298,8 @@ TEST_CASE("memory: placing the blocks by the measured times reproduces the "
       Max = std::max(Max, R.TotalAllocated);
   CHECK(peakOf(Measured).Bytes == Max);
   CHECK(peakOf(Replayed).Bytes == Max);
+  // And so does the replay of the unchanged graph.
+  CHECK(L.M.profile(L.times()).Curves[0].Level == Measured.Level);
 }
 
 TEST_CASE("memory: allocations and frees move with their tasks") {
