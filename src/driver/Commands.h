@@ -18,10 +18,13 @@ struct TraceOptions {
   /// replay: list this many tasks whose replayed start differs from the
   /// trace, earliest first (a check of the dependency model).
   unsigned Diverging = 0;
+  /// memory: how many of the largest blocks live at the peak to list.
+  unsigned Top = 10;
 };
 
 int runInspect(const TraceOptions &O);
 int runReplay(const TraceOptions &O);
+int runMemory(const TraceOptions &O);
 
 struct ModelOptions {
   std::string Model;                 ///< a path, or a standard model's name

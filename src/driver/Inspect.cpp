@@ -3,6 +3,7 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Session.h"
+#include "memory/MemoryModel.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -32,6 +33,7 @@ std::string shorten(std::string_view S, size_t Max = 90) {
 struct Facts {
   std::vector<std::pair<std::string, uint64_t>> Kinds;
   std::vector<Named> Threads, Streams, Kernels, Layers;
+  std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
 };
@@ -64,6 +66,13 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
                            PerKind[K]);
   if (!T.Memory.empty())
     F.Kinds.emplace_back("[memory]", T.Memory.size());
+  F.Memory = memory::summarizeRecords(T);
+  // Devices first, the host last.
+  std::stable_sort(
+      F.Memory.begin(), F.Memory.end(),
+      [](const memory::RecordSummary &A, const memory::RecordSummary &B) {
+        return (A.DeviceType != 0) > (B.DeviceType != 0);
+      });
   for (trace::TrackId Tr = 0; Tr < T.Tracks.size(); ++Tr) {
     auto It = PerTrack.find(Tr);
     if (It == PerTrack.end())
@@ -131,6 +140,21 @@ void printText(const trace::Trace &T, const graph::Graph *G,
     Out += "not modelled";
     for (const auto &[K, N] : T.SkippedCategories)
       Out += fmt::format(" {} {},", formatCount(N), K);
+    Out.back() = '\n';
+  }
+  if (!F.Memory.empty()) {
+    // The records alone; `ddscript memory` places them on the replay.
+    Out += "memory     ";
+    for (const memory::RecordSummary &M : F.Memory) {
+      Out += fmt::format(" {}: peak {} allocated{}{}, {} records;",
+                         memory::poolLabel(M.DeviceType, M.DeviceId),
+                         formatBytes(M.PeakAllocated),
+                         M.HasTotals ? "" : " above the first record",
+                         M.PeakReserved == trace::NoValue
+                             ? ""
+                             : ", " + formatBytes(M.PeakReserved) + " reserved",
+                         formatCount(M.Records));
+    }
     Out.back() = '\n';
   }
 
@@ -239,6 +263,20 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
         .field("backend", T.Distributed.Backend)
         .endObject();
   W.field("span_ns", F.Span);
+  W.key("memory").beginArray();
+  for (const memory::RecordSummary &M : F.Memory) {
+    W.beginObject()
+        .field("device", memory::poolLabel(M.DeviceType, M.DeviceId))
+        .field("records", M.Records)
+        .field("peak_allocated_bytes", M.PeakAllocated)
+        .field("peak_relative", !M.HasTotals);
+    if (M.PeakReserved == trace::NoValue)
+      W.key("peak_reserved_bytes").null();
+    else
+      W.field("peak_reserved_bytes", M.PeakReserved);
+    W.endObject();
+  }
+  W.endArray();
   W.key("events").beginObject();
   for (const auto &[K, N] : F.Kinds)
     W.field(K, N);

@@ -89,6 +89,17 @@ int main(int argc, char **argv) {
   DisasmCmd->add_option("model", DisasmModel, "The model")->required();
   DisasmCmd->callback([&] { std::exit(runDisasm(DisasmModel)); });
 
+  TraceOptions Memory;
+  CLI::App *MemoryCmd = App.add_subcommand(
+      "memory", "Peak device memory and where it happens: measured and "
+                "replayed, live blocks by class, per-iteration pattern, "
+                "headroom");
+  addTraceOptions(MemoryCmd, Memory, true);
+  MemoryCmd->add_option("--top", Memory.Top,
+                        "How many of the largest blocks live at the peak to "
+                        "list (default 10)");
+  MemoryCmd->callback([&] { std::exit(runMemory(Memory)); });
+
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {

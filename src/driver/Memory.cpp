@@ -1,0 +1,613 @@
+//===- Memory.cpp - ddscript memory ---------------------------------------===//
+//
+// Peak device memory of an iteration (or of the whole replayed window) and
+// where it happens, what is live there by class and by block, each
+// iteration's peak and allocation pattern, the device's capacity and the
+// headroom. Measured values come from the trace's memory records; replayed
+// ones from the memory model placed on the replay of the unchanged graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Format.h"
+#include "driver/Session.h"
+#include "memory/MemoryModel.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+using namespace dd;
+using namespace dd::driver;
+using memory::BlockId;
+using memory::MemoryModel;
+using memory::PoolId;
+
+namespace {
+
+/// "2.600 GiB": peaks are compared, so three decimals.
+std::string peakBytes(int64_t B) {
+  double A = static_cast<double>(B < 0 ? -B : B), D = static_cast<double>(B);
+  if (A >= 1024.0 * 1024 * 1024)
+    return fmt::format("{:.3f} GiB", D / (1024.0 * 1024 * 1024));
+  if (A >= 1024.0 * 1024)
+    return fmt::format("{:.3f} MiB", D / (1024.0 * 1024));
+  return formatBytes(B);
+}
+
+std::string shorten(std::string_view S, size_t Max = 70) {
+  if (S.size() <= Max)
+    return std::string(S);
+  return std::string(S.substr(0, Max - 3)) + "...";
+}
+
+/// An operator's name for a table: autograd nodes by their function.
+std::string opName(const graph::Graph &G, graph::TaskId T, size_t Max) {
+  std::string_view N = G.name(T);
+  constexpr std::string_view Node = "autograd::engine::evaluate_function: ";
+  if (N.substr(0, Node.size()) == Node)
+    N.remove_prefix(Node.size());
+  return shorten(N, Max);
+}
+
+/// "aten::conv2d > aten::empty": the outermost operator around the task
+/// that made a record, and the task itself.
+std::string opPath(const graph::Graph &G, graph::TaskId T) {
+  if (T == graph::NoTask)
+    return "(before the trace)";
+  graph::TaskId Outer = T;
+  for (graph::TaskId P = G.Parent[T]; P != graph::NoTask; P = G.Parent[P])
+    if (G.Kind[P] == graph::TaskKind::CpuOp)
+      Outer = P;
+  std::string Inner = opName(G, T, 40), Top = opName(G, Outer, 50);
+  if (Outer == T || Inner == Top)
+    return opName(G, T, 70);
+  return Top + " > " + Inner;
+}
+
+std::string layerName(const graph::Graph &G, graph::LayerId L) {
+  return L == graph::NoLayer ? "-" : G.Layers[L].Name;
+}
+
+std::string iterationLabel(const graph::Graph &G, int32_t I) {
+  return I < 0 ? "-" : G.Iterations[static_cast<size_t>(I)].Label;
+}
+
+/// Where an event of a curve happens: the allocation or free's task.
+struct Where {
+  bool Inside = false; ///< else the level the span opens with
+  std::string Op, Layer = "-", Phase = "-", Iteration = "-";
+  int64_t Time = 0;
+};
+
+Where describe(const graph::Graph &G, const MemoryModel &M,
+               const memory::Curve &C, const memory::Peak &P) {
+  Where W;
+  W.Time = P.Time;
+  W.Inside = P.Inside;
+  if (!P.Inside)
+    return W;
+  // A level inside the span only rises with an allocation.
+  BlockId B = C.Block[P.Event];
+  graph::TaskId Owner = M.AllocOwner[B];
+  W.Op =
+      (M.Flags[B] & MemoryModel::BF_Added ? "(added) " : "") + opPath(G, Owner);
+  W.Layer = layerName(G, M.AllocLayer[B]);
+  W.Phase = graph::phaseName(M.AllocPhase[B]);
+  W.Iteration = iterationLabel(G, M.AllocIteration[B]);
+  return W;
+}
+
+/// How an iteration's allocations compare with the reference iteration's.
+struct Pattern {
+  uint64_t Allocs = 0;
+  int64_t Bytes = 0;
+  std::string Verdict; ///< "reference", "identical", "same sizes, ...", ...
+  bool Same = false;
+};
+
+std::vector<Pattern> patterns(const MemoryModel &M, const graph::Graph &G,
+                              PoolId P, size_t Reference) {
+  size_t N = G.Iterations.size();
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> Seq(N); // (key, size)
+  for (BlockId B = 0; B < M.numBlocks(); ++B)
+    if (M.PoolOf[B] == P && M.AllocRecord[B] != memory::NoRecord &&
+        M.AllocIteration[B] >= 0 && M.AllocAt[B].K != memory::Placement::Before)
+      Seq[static_cast<size_t>(M.AllocIteration[B])].push_back(
+          {M.AllocKey[B], M.MeasuredSize[B]});
+  std::vector<std::vector<int64_t>> Sizes(N);
+  for (size_t I = 0; I < N; ++I) {
+    std::sort(Seq[I].begin(), Seq[I].end());
+    for (auto [K, S] : Seq[I])
+      Sizes[I].push_back(S);
+  }
+  std::vector<int64_t> RefSorted = Sizes[Reference];
+  std::sort(RefSorted.begin(), RefSorted.end());
+  std::vector<Pattern> Out(N);
+  for (size_t I = 0; I < N; ++I) {
+    Pattern &Pt = Out[I];
+    Pt.Allocs = Sizes[I].size();
+    for (int64_t S : Sizes[I])
+      Pt.Bytes += S;
+    if (I == Reference) {
+      Pt.Verdict = "reference";
+      Pt.Same = true;
+      continue;
+    }
+    if (Sizes[I] == Sizes[Reference]) {
+      Pt.Verdict = "identical";
+      Pt.Same = true;
+      continue;
+    }
+    std::vector<int64_t> Sorted = Sizes[I];
+    std::sort(Sorted.begin(), Sorted.end());
+    if (Sorted == RefSorted) {
+      Pt.Verdict = "same sizes, other order";
+      Pt.Same = true;
+      continue;
+    }
+    std::vector<int64_t> Common;
+    std::set_intersection(Sorted.begin(), Sorted.end(), RefSorted.begin(),
+                          RefSorted.end(), std::back_inserter(Common));
+    Pt.Verdict = fmt::format(
+        "differs: {} of {} sizes shared", formatCount(Common.size()),
+        formatCount(std::max(Sorted.size(), RefSorted.size())));
+  }
+  return Out;
+}
+
+struct IterationRow {
+  size_t Index;
+  memory::Peak Measured, Replayed;
+  Pattern Pat;
+};
+
+struct TopBlock {
+  BlockId B;
+  std::string Allocated, Freed;
+};
+
+/// Everything reported for one device pool.
+struct DeviceReport {
+  PoolId P;
+  const memory::Pool *Pl;
+  std::string Name;
+  int64_t Capacity = 0;
+  memory::Peak Measured, Replayed;
+  Where At;
+  std::vector<int64_t> ByClass;
+  std::vector<TopBlock> Top;
+  std::vector<IterationRow> Iterations;
+  bool Periodic = true;
+  uint64_t SteadyAllocsMin = 0, SteadyAllocsMax = 0;
+  int64_t SteadyPeakMin = 0, SteadyPeakMax = 0;
+  double error() const {
+    return Measured.Bytes ? double(Replayed.Bytes - Measured.Bytes) /
+                                double(Measured.Bytes)
+                          : 0.0;
+  }
+};
+
+struct Span {
+  bool Whole = true;
+  size_t Iteration = 0;
+  int64_t MeasuredFrom = INT64_MIN, MeasuredTo = INT64_MAX;
+  int64_t ReplayedFrom = INT64_MIN, ReplayedTo = INT64_MAX;
+  std::string Label;
+};
+
+std::string describeTime(const MemoryModel &M, const memory::Profile &Pr,
+                         const graph::Graph &G, BlockId B, bool Free) {
+  int64_t T = Free ? Pr.FreeTime[B] : Pr.AllocTime[B];
+  if (T == memory::BeforeWindow)
+    return M.AllocRecord[B] == memory::NoRecord ? "before the trace"
+                                                : "before the window";
+  if (T == memory::AfterWindow)
+    return M.FreeRecord[B] == memory::NoRecord ? "never (in the trace)"
+                                               : "after the window";
+  graph::TaskId Owner = Free ? M.FreeOwner[B] : M.AllocOwner[B];
+  int32_t It = Free ? M.FreeIteration[B] : M.AllocIteration[B];
+  graph::Phase Ph = Free ? M.FreePhase[B] : M.AllocPhase[B];
+  return fmt::format("{} ({}, {})", opPath(G, Owner), graph::phaseName(Ph),
+                     iterationLabel(G, It));
+}
+
+DeviceReport report(const trace::Trace &T, const graph::Graph &G,
+                    const MemoryModel &M, const memory::Profile &Replay,
+                    PoolId P, const Span &S, const std::vector<int64_t> &MEnd,
+                    const sim::SimResult &R, size_t Reference, unsigned Top) {
+  DeviceReport D;
+  D.P = P;
+  D.Pl = &M.Pools[P];
+  for (const trace::DeviceInfo &Dev : T.Devices)
+    if (Dev.Id == D.Pl->DeviceId) {
+      D.Name = Dev.Name;
+      D.Capacity = Dev.TotalGlobalMem;
+    }
+  const memory::Curve &MC = M.measured(P);
+  const memory::Curve &RC = Replay.Curves[P];
+  D.Measured = memory::peakIn(MC, S.MeasuredFrom, S.MeasuredTo);
+  D.Replayed = memory::peakIn(RC, S.ReplayedFrom, S.ReplayedTo);
+  D.At = describe(G, M, RC, D.Replayed);
+  if (!S.Whole)
+    D.At.Time -= S.ReplayedFrom;
+  D.ByClass = M.bytesByClassAfter(Replay, P, D.Replayed.Event);
+  std::vector<BlockId> Live = M.liveAfter(Replay, P, D.Replayed.Event);
+  std::stable_sort(Live.begin(), Live.end(),
+                   [&](BlockId A, BlockId B) { return M.Size[A] > M.Size[B]; });
+  for (size_t I = 0; I < Live.size() && I < Top; ++I)
+    D.Top.push_back({Live[I], describeTime(M, Replay, G, Live[I], false),
+                     describeTime(M, Replay, G, Live[I], true)});
+
+  std::vector<Pattern> Pats = patterns(M, G, P, Reference);
+  size_t N = G.Iterations.size();
+  for (size_t I = 0; I < N; ++I) {
+    const graph::Iteration &It = G.Iterations[I];
+    IterationRow Row{I, {}, {}, Pats[I]};
+    Row.Measured = memory::peakIn(MC, measuredPointTime(G, It.Begin, MEnd),
+                                  measuredPointTime(G, It.End, MEnd));
+    Row.Replayed = memory::peakIn(RC, sim::pointTime(G, R, It.Begin),
+                                  sim::pointTime(G, R, It.End));
+    D.Iterations.push_back(Row);
+  }
+  // Steady state: leave out the first and the last iteration when there are
+  // enough of them (warm-up; the profiler stops in the last).
+  size_t From = N > 2 ? 1 : 0, To = N > 2 ? N - 1 : N;
+  for (size_t I = From; I < To; ++I) {
+    const IterationRow &Row = D.Iterations[I];
+    if (I == From) {
+      D.SteadyAllocsMin = D.SteadyAllocsMax = Row.Pat.Allocs;
+      D.SteadyPeakMin = D.SteadyPeakMax = Row.Measured.Bytes;
+    }
+    D.SteadyAllocsMin = std::min(D.SteadyAllocsMin, Row.Pat.Allocs);
+    D.SteadyAllocsMax = std::max(D.SteadyAllocsMax, Row.Pat.Allocs);
+    D.SteadyPeakMin = std::min(D.SteadyPeakMin, Row.Measured.Bytes);
+    D.SteadyPeakMax = std::max(D.SteadyPeakMax, Row.Measured.Bytes);
+    D.Periodic &= Row.Pat.Same;
+  }
+  return D;
+}
+
+std::string startNote(const memory::Pool &P) {
+  if (P.HasTotals)
+    return "from the records' Total Allocated";
+  return "not recorded (no Total Allocated): assumed the least the records "
+         "allow";
+}
+
+std::string pairingNote(const memory::Pool &P) {
+  return P.HasAddresses ? "by address"
+                        : "by size (the records carry no address)";
+}
+
+void printText(const trace::Trace &T, const graph::Graph &G,
+               const MemoryModel &M, const Span &S,
+               const std::vector<DeviceReport> &Devices) {
+  std::string Out;
+  Out += fmt::format("trace      {}\n", T.Path);
+  Out += fmt::format("span       {}\n", S.Label);
+  for (const DeviceReport &D : Devices) {
+    const memory::Pool &P = *D.Pl;
+    Out += fmt::format("\n{}{}\n", P.label(),
+                       D.Name.empty() ? ""
+                                      : fmt::format(" ({}, {})", D.Name,
+                                                    formatBytes(D.Capacity)));
+    Out += fmt::format(
+        "  records    {} in the replayed window ({} before, {} after); "
+        "paired {}\n",
+        formatCount(P.RecordsInWindow), formatCount(P.RecordsBefore),
+        formatCount(P.RecordsAfter), pairingNote(P));
+    Out += fmt::format("  start      {} allocated when the window opens, {}\n",
+                       peakBytes(P.StartAllocated), startNote(P));
+    int64_t Net = P.AllocatedInWindow - P.FreedInWindow;
+    int64_t Change = P.EndAllocated - P.StartAllocated;
+    Out += fmt::format(
+        "  accounting {} allocated - {} freed in the window = {}; {} {}: {}\n",
+        peakBytes(P.AllocatedInWindow), peakBytes(P.FreedInWindow),
+        peakBytes(Net),
+        P.HasTotals ? "Total Allocated moved by" : "the records sum to",
+        peakBytes(Change),
+        Net == Change ? "every byte accounted for"
+                      : fmt::format("{} bytes unaccounted", Change - Net));
+    Out += fmt::format("  peak       {} measured, {} replayed (error {})\n",
+                       peakBytes(D.Measured.Bytes), peakBytes(D.Replayed.Bytes),
+                       formatPercent(D.error(), true));
+    if (D.At.Inside) {
+      Out += fmt::format("  where      {} into {}, phase {}, layer {}\n",
+                         formatDuration(D.At.Time),
+                         S.Whole ? "the window (" + D.At.Iteration + ")"
+                                 : D.At.Iteration,
+                         D.At.Phase, D.At.Layer);
+      Out += fmt::format("             allocated by {}\n", D.At.Op);
+    } else {
+      Out += "  where      the level the span opens with (it only falls "
+             "inside it)\n";
+    }
+    if (D.Capacity > 0)
+      Out += fmt::format(
+          "  capacity   {}; headroom {} at the peak ({} used){}\n",
+          peakBytes(D.Capacity), peakBytes(D.Capacity - D.Measured.Bytes),
+          formatPercent(double(D.Measured.Bytes) / double(D.Capacity)),
+          P.HasTotals ? ""
+                      : "; at most: memory allocated before the trace is "
+                        "not recorded");
+    else
+      Out += "  capacity   unknown (the trace has no deviceProperties)\n";
+    if (P.ReservedPeak != trace::NoValue)
+      Out += fmt::format("  reserved   peak {} held by the caching allocator "
+                         "(measured; not replayed)\n",
+                         peakBytes(P.ReservedPeak));
+
+    Out += "\n  live at the peak, by class\n";
+    Table C;
+    C.alignRight(1);
+    C.alignRight(2);
+    int64_t Total = std::max<int64_t>(1, D.Replayed.Bytes);
+    for (unsigned K = 0; K < memory::NumBlockClasses; ++K)
+      C.row({memory::blockClassName(memory::BlockClass(K)),
+             peakBytes(D.ByClass[K]),
+             formatPercent(double(D.ByClass[K]) / double(Total))});
+    if (P.Untracked)
+      C.row({"untracked", peakBytes(P.Untracked),
+             formatPercent(double(P.Untracked) / double(Total))});
+    Out += C.render("    ");
+    if (P.Untracked)
+      Out += "    (untracked: allocated before the trace and never freed in "
+             "it, as weights and optimizer state are)\n";
+
+    if (!D.Top.empty()) {
+      Out += "\n  largest blocks live at the peak\n";
+      Table B;
+      B.alignRight(0);
+      B.row({"size", "class", "allocated", "freed"});
+      for (const TopBlock &Tb : D.Top)
+        B.row({peakBytes(M.Size[Tb.B]), memory::blockClassName(M.Class[Tb.B]),
+               Tb.Allocated, Tb.Freed});
+      Out += B.render("    ");
+    }
+
+    Out += "\n  iterations\n";
+    Table I;
+    I.row({"iteration", "allocs", "allocated", "peak", "replayed", "pattern"});
+    for (size_t K = 1; K < 5; ++K)
+      I.alignRight(K);
+    for (const IterationRow &Row : D.Iterations)
+      I.row({G.Iterations[Row.Index].Label, formatCount(Row.Pat.Allocs),
+             peakBytes(Row.Pat.Bytes), peakBytes(Row.Measured.Bytes),
+             peakBytes(Row.Replayed.Bytes), Row.Pat.Verdict});
+    Out += I.render("    ");
+    Out += fmt::format(
+        "  steady state: {} allocation pattern; {} allocations and peak {} "
+        "per iteration\n",
+        D.Periodic ? "the same" : "not the same",
+        D.SteadyAllocsMin == D.SteadyAllocsMax
+            ? formatCount(D.SteadyAllocsMin)
+            : formatCount(D.SteadyAllocsMin) + " to " +
+                  formatCount(D.SteadyAllocsMax),
+        D.SteadyPeakMin == D.SteadyPeakMax
+            ? peakBytes(D.SteadyPeakMin)
+            : peakBytes(D.SteadyPeakMin) + " to " + peakBytes(D.SteadyPeakMax));
+    std::string Notes;
+    auto Note = [&](uint64_t N, const char *What) {
+      if (N)
+        Notes += fmt::format("{}{} {}", Notes.empty() ? "" : ", ",
+                             formatCount(N), What);
+    };
+    Note(P.UnmatchedFrees, "frees of blocks allocated before the trace");
+    Note(P.NeverFreed, "allocations never freed in the trace");
+    Note(P.SizeMismatches, "frees of another size than their block");
+    Note(P.Reordered, "same-time records reordered by Total Allocated");
+    Note(P.TotalMismatches, "records whose Total Allocated disagrees");
+    Note(P.Unplaced, "records on threads without tasks");
+    Note(P.ZeroSized, "zero-byte records ignored");
+    if (!Notes.empty())
+      Out += "  records:   " + Notes + "\n";
+  }
+  for (const memory::Pool &P : M.Pools) {
+    if (P.isDevice())
+      continue;
+    Out += fmt::format("\nhost ({}) memory: {} records in the window, peak {} "
+                       "allocated; reported separately, not counted against "
+                       "the GPU\n",
+                       P.label(), formatCount(P.RecordsInWindow),
+                       peakBytes(memory::peakOf(M.measured(static_cast<PoolId>(
+                                                    &P - M.Pools.data())))
+                                     .Bytes));
+  }
+  std::fputs(Out.c_str(), stdout);
+}
+
+void printJson(const trace::Trace &T, const graph::Graph &G,
+               const MemoryModel &M, const Span &S,
+               const std::vector<DeviceReport> &Devices) {
+  std::string Out;
+  JsonWriter W(Out);
+  W.beginObject();
+  W.field("trace", T.Path);
+  if (S.Whole)
+    W.key("iteration").value("all");
+  else
+    W.field("iteration", G.Iterations[S.Iteration].Number);
+  W.field("span", S.Label);
+  W.key("devices").beginArray();
+  for (const DeviceReport &D : Devices) {
+    const memory::Pool &P = *D.Pl;
+    W.beginObject();
+    W.field("device", P.label());
+    W.field("device_id", P.DeviceId);
+    W.field("name", D.Name);
+    W.field("capacity_bytes", D.Capacity);
+    W.field("records_in_window", P.RecordsInWindow);
+    W.field("paired_by", P.HasAddresses ? "address" : "size");
+    W.field("start_allocated_bytes", P.StartAllocated);
+    W.field("start_recorded", P.HasTotals);
+    W.field("allocated_in_window_bytes", P.AllocatedInWindow);
+    W.field("freed_in_window_bytes", P.FreedInWindow);
+    W.field("level_change_bytes", P.EndAllocated - P.StartAllocated);
+    W.field("peak_measured_bytes", D.Measured.Bytes);
+    W.field("peak_replayed_bytes", D.Replayed.Bytes);
+    W.field("peak_error", D.error());
+    W.key("peak_at")
+        .beginObject()
+        .field("time_ns", D.At.Time)
+        .field("inside", D.At.Inside)
+        .field("op", D.At.Op)
+        .field("layer", D.At.Layer)
+        .field("phase", D.At.Phase)
+        .field("iteration", D.At.Iteration)
+        .endObject();
+    if (D.Capacity > 0)
+      W.field("headroom_bytes", D.Capacity - D.Measured.Bytes);
+    else
+      W.key("headroom_bytes").null();
+    if (P.ReservedPeak != trace::NoValue)
+      W.field("reserved_peak_bytes", P.ReservedPeak);
+    else
+      W.key("reserved_peak_bytes").null();
+    W.key("by_class").beginObject();
+    for (unsigned K = 0; K < memory::NumBlockClasses; ++K)
+      W.field(memory::blockClassName(memory::BlockClass(K)), D.ByClass[K]);
+    W.field("untracked", P.Untracked);
+    W.endObject();
+    W.key("top_blocks").beginArray();
+    for (const TopBlock &Tb : D.Top)
+      W.beginObject()
+          .field("block", Tb.B)
+          .field("bytes", M.Size[Tb.B])
+          .field("class", memory::blockClassName(M.Class[Tb.B]))
+          .field("allocated", Tb.Allocated)
+          .field("freed", Tb.Freed)
+          .endObject();
+    W.endArray();
+    W.key("iterations").beginArray();
+    for (const IterationRow &Row : D.Iterations)
+      W.beginObject()
+          .field("iteration", G.Iterations[Row.Index].Number)
+          .field("label", G.Iterations[Row.Index].Label)
+          .field("allocs", Row.Pat.Allocs)
+          .field("allocated_bytes", Row.Pat.Bytes)
+          .field("peak_measured_bytes", Row.Measured.Bytes)
+          .field("peak_replayed_bytes", Row.Replayed.Bytes)
+          .field("pattern", Row.Pat.Verdict)
+          .endObject();
+    W.endArray();
+    W.field("steady_same_pattern", D.Periodic);
+    W.key("records").beginObject();
+    W.field("unmatched_frees", P.UnmatchedFrees);
+    W.field("never_freed", P.NeverFreed);
+    W.field("size_mismatches", P.SizeMismatches);
+    W.field("reordered", P.Reordered);
+    W.field("total_mismatches", P.TotalMismatches);
+    W.field("unplaced", P.Unplaced);
+    W.field("zero_sized", P.ZeroSized);
+    W.endObject();
+    W.endObject();
+  }
+  W.endArray();
+  W.key("host").beginArray();
+  for (PoolId P = 0; P < M.Pools.size(); ++P)
+    if (!M.Pools[P].isDevice())
+      W.beginObject()
+          .field("device", M.Pools[P].label())
+          .field("records_in_window", M.Pools[P].RecordsInWindow)
+          .field("peak_measured_bytes", memory::peakOf(M.measured(P)).Bytes)
+          .endObject();
+  W.endArray();
+  W.endObject();
+  Out += '\n';
+  std::fputs(Out.c_str(), stdout);
+}
+
+} // namespace
+
+int dd::driver::runMemory(const TraceOptions &O) {
+  graph::BuildOptions BO;
+  if (!O.Window.empty()) {
+    auto Win = parseWindow(O.Window);
+    if (!Win) {
+      reportError("ddscript", llvm::toString(Win.takeError()));
+      return ExitBadInput;
+    }
+    BO.Window = *Win;
+  }
+  auto T = loadTrace(O.TracePath);
+  if (!T) {
+    reportError(O.TracePath, llvm::toString(T.takeError()));
+    return ExitBadInput;
+  }
+  // Say first what this command needs, before building a graph for nothing.
+  if (T->Memory.empty()) {
+    reportError(O.TracePath,
+                "no memory records: the trace has no [memory] events "
+                "(record it with torch.profiler.profile(profile_memory=True))");
+    return ExitBadInput;
+  }
+  auto G = graph::buildGraph(*T, BO);
+  if (!G) {
+    reportError(O.TracePath, llvm::toString(G.takeError()));
+    return ExitBadInput;
+  }
+  for (const std::string &Wn : T->Warnings)
+    reportWarning(O.TracePath, Wn);
+  auto M = MemoryModel::build(*T, *G);
+  if (!M) {
+    reportError(O.TracePath, llvm::toString(M.takeError()));
+    return ExitBadInput;
+  }
+  if (!M->hasDeviceRecords()) {
+    uint64_t Host = 0;
+    for (const memory::Pool &P : M->Pools)
+      Host += P.RecordsInWindow;
+    reportError(O.TracePath,
+                fmt::format("no GPU memory records in the replayed iterations "
+                            "(only {} host memory records); ddscript models "
+                            "device memory",
+                            Host));
+    return ExitBadInput;
+  }
+  Span S;
+  size_t Reference = defaultIteration(*G);
+  if (O.Iteration == "all") {
+    S.Label = fmt::format("the whole replayed window, {} iterations",
+                          G->Iterations.size());
+  } else {
+    auto Chosen = chooseIterations(*G, O.Iteration);
+    if (!Chosen) {
+      reportError(O.TracePath, llvm::toString(Chosen.takeError()));
+      return ExitBadInput;
+    }
+    S.Whole = false;
+    S.Iteration = Reference = Chosen->front();
+  }
+  auto R = sim::simulate(*G);
+  if (!R) {
+    reportError(O.TracePath, llvm::toString(R.takeError()));
+    return ExitInternal;
+  }
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
+  if (!S.Whole) {
+    const graph::Iteration &It = G->Iterations[S.Iteration];
+    S.MeasuredFrom = measuredPointTime(*G, It.Begin, MEnd);
+    S.MeasuredTo = measuredPointTime(*G, It.End, MEnd);
+    S.ReplayedFrom = sim::pointTime(*G, *R, It.Begin);
+    S.ReplayedTo = sim::pointTime(*G, *R, It.End);
+    S.Label = fmt::format("iteration {} ({} of {}{})", It.Label,
+                          S.Iteration + 1, G->Iterations.size(),
+                          S.Iteration == defaultIteration(*G) ? ", steady state"
+                                                              : "");
+  }
+  memory::Profile Replay = M->profile({R->Start, R->End});
+  std::vector<DeviceReport> Devices;
+  for (PoolId P = 0; P < M->Pools.size(); ++P)
+    if (M->Pools[P].isDevice() && M->Pools[P].RecordsInWindow)
+      Devices.push_back(
+          report(*T, *G, *M, Replay, P, S, MEnd, *R, Reference, O.Top));
+  if (O.Format == OutputFormat::Json)
+    printJson(*T, *G, *M, S, Devices);
+  else
+    printText(*T, *G, *M, S, Devices);
+  return ExitOk;
+}
