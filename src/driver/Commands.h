@@ -18,6 +18,8 @@ struct TraceOptions {
   /// replay: list this many tasks whose replayed start differs from the
   /// trace, earliest first (a check of the dependency model).
   unsigned Diverging = 0;
+  /// "exact" (default) or "typical" dependency delays.
+  std::string Calibration = "exact";
   /// memory: how many of the largest blocks live at the peak to list.
   unsigned Top = 10;
 };

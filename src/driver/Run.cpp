@@ -180,22 +180,13 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     return ExitBadInput;
   }
 
-  graph::BuildOptions BO;
-  if (!T.Window.empty()) {
-    auto W = parseWindow(T.Window);
-    if (!W) {
-      reportError("ddscript", llvm::toString(W.takeError()));
-      return ExitBadInput;
-    }
-    BO.Window = *W;
-  }
-  auto Tr = loadTrace(T.TracePath);
-  if (!Tr) {
-    reportError(T.TracePath, llvm::toString(Tr.takeError()));
+  auto Opts = buildOptionsFor(T);
+  if (!Opts)
     return ExitBadInput;
-  }
-  for (const std::string &W : Tr->Warnings)
-    reportWarning(T.TracePath, W);
+  graph::BuildOptions BO = *Opts;
+  auto Tr = loadTraceFor(T);
+  if (!Tr)
+    return ExitBadInput;
   auto G = graph::buildGraph(*Tr, BO);
   if (!G) {
     reportError(T.TracePath, llvm::toString(G.takeError()));

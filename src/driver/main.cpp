@@ -27,6 +27,11 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
   Cmd->add_option("--window", O.Window,
                   "Replay this window instead of the trace's iterations: "
                   "START:END in microseconds from the trace start");
+  Cmd->add_option("--calibration", O.Calibration,
+                  "Dependency delays: exact (measured, the default) or "
+                  "typical (each kind's typical delay; the replay error then "
+                  "shows how much the dependencies explain)")
+      ->check(CLI::IsMember({"exact", "typical"}));
   Cmd->add_option("--format", O.Format, "Output format: text or json")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
