@@ -17,7 +17,8 @@ namespace {
 
 void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
   Cmd->add_option("--trace,-t", O.TracePath,
-                  "Trace file: PyTorch profiler JSON (.json, .json.gz)")
+                  "Trace file: PyTorch profiler JSON (.json, .json.gz) or "
+                  "run.cupti from `ddscript record`")
       ->required();
   if (Iterations)
     Cmd->add_option("--iteration,-i", O.Iteration,
