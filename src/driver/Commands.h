@@ -21,6 +21,13 @@ struct TraceOptions {
 int runInspect(const TraceOptions &O);
 int runReplay(const TraceOptions &O);
 
+/// `ddscript convert`: any trace ddscript reads -> Chrome-trace JSON.
+struct ConvertOptions {
+  std::string Input;
+  std::string Output;
+};
+int runConvert(const ConvertOptions &O);
+
 } // namespace dd::driver
 
 #endif

@@ -60,6 +60,16 @@ int main(int argc, char **argv) {
                         "differs from the trace, with what bound them");
   ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
 
+  ConvertOptions Convert;
+  CLI::App *ConvertCmd = App.add_subcommand(
+      "convert", "Write a trace (run.cupti or Kineto JSON) as Chrome-trace "
+                 "JSON for Perfetto; gzip-compressed when OUT ends in .gz");
+  ConvertCmd->add_option("trace", Convert.Input, "The trace to convert")
+      ->required();
+  ConvertCmd->add_option("-o,--output", Convert.Output, "The JSON to write")
+      ->required();
+  ConvertCmd->callback([&] { std::exit(runConvert(Convert)); });
+
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {
