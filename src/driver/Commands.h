@@ -3,6 +3,7 @@
 #define DD_DRIVER_COMMANDS_H
 
 #include <string>
+#include <vector>
 
 namespace dd::driver {
 
@@ -20,6 +21,16 @@ struct TraceOptions {
 
 int runInspect(const TraceOptions &O);
 int runReplay(const TraceOptions &O);
+
+/// `ddscript record`: runs a command under the CUPTI collector.
+struct RecordOptions {
+  std::string Output = "run.cupti";
+  int Skip = -1;            ///< ProfilerStep#N ranges to skip; -1: not given
+  int Iterations = -1;      ///< ProfilerStep#N ranges to record; -1: not given
+  bool ProfilerApi = false; ///< record between cudaProfilerStart/Stop
+  std::vector<std::string> Command;
+};
+int runRecord(const RecordOptions &O);
 
 /// `ddscript convert`: any trace ddscript reads -> Chrome-trace JSON.
 struct ConvertOptions {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string_view>
 
 using namespace dd::driver;
 
@@ -38,6 +39,18 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
+  // the user's, not ours to parse.
+  RecordOptions Record;
+  for (int I = 1; I < argc; ++I) {
+    std::string_view A = argv[I];
+    if (A == "--" && I > 1 && std::string_view(argv[1]) == "record") {
+      Record.Command.assign(argv + I + 1, argv + argc);
+      argc = I;
+      break;
+    }
+  }
+
   CLI::App App{"ddscript: predict what an optimization does to DNN training "
                "time, from one profiled run"};
   App.require_subcommand(1);
@@ -59,6 +72,33 @@ int main(int argc, char **argv) {
                         "Also list the first N tasks whose replayed start "
                         "differs from the trace, with what bound them");
   ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
+
+  CLI::App *RecordCmd = App.add_subcommand(
+      "record", "Run a command under ddscript's CUPTI collector and write a "
+                "run.cupti trace: ddscript record -o run.cupti [--skip N] "
+                "[--iterations K] -- CMD ARGS...");
+  RecordCmd->add_option("-o,--output", Record.Output,
+                        "The trace to write (default run.cupti)");
+  RecordCmd
+      ->add_option("--skip", Record.Skip,
+                   "Skip the first N iterations (NVTX ranges named "
+                   "ProfilerStep#N)")
+      ->check(CLI::NonNegativeNumber);
+  RecordCmd
+      ->add_option("--iterations", Record.Iterations,
+                   "Record K iterations, then stop (default: until "
+                   "the command exits)")
+      ->check(CLI::NonNegativeNumber);
+  RecordCmd->add_flag("--profiler-api", Record.ProfilerApi,
+                      "Record only between cudaProfilerStart and "
+                      "cudaProfilerStop (torch.cuda.profiler.start/stop)");
+  // Without "--", the command starts at the first word that is no option.
+  RecordCmd->prefix_command();
+  RecordCmd->callback([&] {
+    if (Record.Command.empty())
+      Record.Command = RecordCmd->remaining();
+    std::exit(runRecord(Record));
+  });
 
   ConvertOptions Convert;
   CLI::App *ConvertCmd = App.add_subcommand(
