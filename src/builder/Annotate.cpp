@@ -5,7 +5,9 @@
 // like), from the thread (autograd threads run backward), and otherwise from
 // the task's position in its iteration: before the first backward task is
 // forward, after the last one optimizer (when the trace names no optimizer
-// step). Layers are nn.Module ranges when the trace has them; otherwise each
+// step). Layers are nn.Module ranges when the trace has them (Python frames
+// of the PyTorch profiler, or NVTX ranges "nn.Module: NAME" and
+// "nn.Module: NAME (backward)" of ddscript's helper); otherwise each
 // top-level forward operator is a layer ("conv2d#3": the third conv2d call
 // of the iteration's forward pass, so that data-loading calls that vary
 // between iterations do not shift the numbering). Backward operators join
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 using namespace dd;
 using namespace dd::graph;
@@ -140,6 +143,25 @@ static void assignPhases(BuildContext &C) {
       G.PhaseOf[X] = G.PhaseOf[G.Launcher[X]];
 }
 
+/// The module that event \p E is a range of, if it is one.
+static std::optional<std::string_view> moduleOf(const trace::Trace &T,
+                                                EventId E) {
+  std::string_view N = T.name(E);
+  bool Named = startsWith(N, "nn.Module: ");
+  if (Named)
+    N.remove_prefix(11);
+  if (T.Kind[E] == trace::EventKind::PythonFunction)
+    return N;
+  if (T.Kind[E] != trace::EventKind::Marker || !Named)
+    return std::nullopt;
+  // Backward ranges join the layer of their forward range.
+  constexpr std::string_view Backward = " (backward)";
+  if (N.size() > Backward.size() &&
+      N.substr(N.size() - Backward.size()) == Backward)
+    N.remove_suffix(Backward.size());
+  return N;
+}
+
 static void assignLayers(BuildContext &C) {
   Graph &G = C.G;
   const trace::Trace &T = C.T;
@@ -155,8 +177,7 @@ static void assignLayers(BuildContext &C) {
 
   bool HaveModules = false;
   for (TaskId X = 0; X < G.numTasks(); ++X)
-    if (G.Event[X] != ~0u &&
-        T.Kind[G.Event[X]] == trace::EventKind::PythonFunction)
+    if (!G.isGpu(X) && G.Event[X] != ~0u && moduleOf(T, G.Event[X]))
       HaveModules = true;
 
   if (HaveModules) {
@@ -164,11 +185,11 @@ static void assignLayers(BuildContext &C) {
       if (G.isGpu(X))
         continue;
       EventId E = G.Event[X];
-      if (E != ~0u && T.Kind[E] == trace::EventKind::PythonFunction) {
-        std::string_view N = G.name(X);
-        if (startsWith(N, "nn.Module: "))
-          N.remove_prefix(11);
-        G.LayerOf[X] = LayerFor(std::string(N));
+      std::optional<std::string_view> Module;
+      if (E != ~0u)
+        Module = moduleOf(T, E);
+      if (Module) {
+        G.LayerOf[X] = LayerFor(std::string(*Module));
       } else if (G.Parent[X] != NoTask) {
         G.LayerOf[X] = G.LayerOf[G.Parent[X]];
       }

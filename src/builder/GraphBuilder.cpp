@@ -65,13 +65,15 @@ static std::optional<int64_t> profilerStepNumber(std::string_view Name) {
 }
 
 /// Events named by \p Match on the track that has most of them, by start.
+/// Annotations, operators (the 2021 schema) and NVTX ranges (run.cupti)
+/// can name iterations.
 template <typename Pred>
 static std::vector<EventId> markersOnBusiestTrack(const trace::Trace &T,
                                                   Pred Match) {
   llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
   for (EventId E = 0; E < T.numEvents(); ++E)
     if ((T.Kind[E] == EventKind::UserAnnotation ||
-         T.Kind[E] == EventKind::CpuOp) &&
+         T.Kind[E] == EventKind::CpuOp || T.Kind[E] == EventKind::Marker) &&
         Match(T.name(E)))
       ByTrack[T.TrackOf[E]].push_back(E);
   std::vector<EventId> Best;

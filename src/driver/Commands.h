@@ -38,6 +38,23 @@ int runModel(const ModelOptions &M, const TraceOptions &T);
 int runCheck(const std::vector<std::string> &Models);
 int runDisasm(const std::string &Model);
 
+/// `ddscript record`: runs a command under the CUPTI collector.
+struct RecordOptions {
+  std::string Output = "run.cupti";
+  int Skip = -1;            ///< ProfilerStep#N ranges to skip; -1: not given
+  int Iterations = -1;      ///< ProfilerStep#N ranges to record; -1: not given
+  bool ProfilerApi = false; ///< record between cudaProfilerStart/Stop
+  std::vector<std::string> Command;
+};
+int runRecord(const RecordOptions &O);
+
+/// `ddscript convert`: any trace ddscript reads -> Chrome-trace JSON.
+struct ConvertOptions {
+  std::string Input;
+  std::string Output;
+};
+int runConvert(const ConvertOptions &O);
+
 } // namespace dd::driver
 
 #endif
