@@ -42,6 +42,17 @@ static bool containsLower(std::string_view S, std::string_view Needle) {
 static Phase phaseOfName(TaskKind K, std::string_view N) {
   if (startsWith(N, "autograd::engine::evaluate_function"))
     return Phase::Backward;
+  // Older traces name autograd nodes bare: "CudnnConvolutionBackward",
+  // "AddBackward0", "torch::autograd::AccumulateGrad".
+  if (K == TaskKind::CpuOp) {
+    std::string_view Stem = N;
+    while (!Stem.empty() && std::isdigit(static_cast<unsigned char>(Stem.back())))
+      Stem.remove_suffix(1);
+    if ((Stem.size() > 8 && Stem.substr(Stem.size() - 8) == "Backward" &&
+         !startsWith(N, "aten::")) ||
+        startsWith(N, "torch::autograd::"))
+      return Phase::Backward;
+  }
   if (startsWith(N, "Optimizer.step#") || N == "## optimizer ##")
     return Phase::Optimizer;
   if (startsWith(N, "Optimizer.zero_grad#") || N == "## zero_grad ##")

@@ -3,6 +3,7 @@
 #include "builder/BuilderImpl.h"
 
 #include "support/Error.h"
+#include "trace/Sizes.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -220,6 +221,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
       G.Correlation[X] =
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
+      G.Bytes[X] = trace::recordedBytes(T, E).value_or(-1);
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;
@@ -313,7 +315,9 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
     G.OrderKey[X] = T.Start[E];
-    G.Bytes[X] = T.Bytes[E] == trace::NoValue ? -1 : T.Bytes[E];
+    G.Bytes[X] = T.Bytes[E] != trace::NoValue
+                     ? T.Bytes[E]
+                     : trace::recordedBytes(T, E).value_or(-1);
     G.Correlation[X] = T.Correlation[E] == trace::NoValue ? -1
                                                           : T.Correlation[E];
     G.Event[X] = E;

@@ -214,6 +214,10 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Env.Device.Sms = Tr->Devices.front().NumSms;
   }
   Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
+  if (Tr->Distributed.Present) {
+    Env.WorldSize = Tr->Distributed.WorldSize;
+    Env.Rank = Tr->Distributed.Rank;
+  }
   Env.ReportIteration = Chosen->front();
   Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Chosen->front()]);
   graph::Graph *GP = &*G;

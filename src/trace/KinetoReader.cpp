@@ -270,7 +270,7 @@ void KinetoParser::parseArgs(od::object Args, Scratch &S) {
         S.DeviceId = Int();
       continue;
     case 10:
-      if (Key == "Input Dims")
+      if (Key == "Input Dims" || Key == "Input dims")
         ExtraStr(ArgKey::InputDims);
       else if (Key == "Input type")
         ExtraStr(ArgKey::InputTypes);
