@@ -246,8 +246,11 @@ static void assignLayers(BuildContext &C) {
     if (G.isGpu(X) || G.Event[X] == ~0u || G.PhaseOf[X] != Phase::Forward)
       continue;
     EventId E = G.Event[X];
+    // Operators that create no autograd node (a buffer's in-place add)
+    // record the current sequence number too; the node's creator is the
+    // last operator to record it.
     if (T.SeqNumber[E] != trace::NoValue && T.FwdThread[E] <= 0)
-      ForwardBySeq.try_emplace(T.SeqNumber[E], X);
+      ForwardBySeq[T.SeqNumber[E]] = X;
   }
   for (TaskId X = 0; X < G.numTasks(); ++X) {
     if (G.isGpu(X) || G.PhaseOf[X] != Phase::Backward)
@@ -263,6 +266,31 @@ static void assignLayers(BuildContext &C) {
     }
     if (G.LayerOf[X] == NoLayer && G.Parent[X] != NoTask)
       G.LayerOf[X] = G.LayerOf[G.Parent[X]];
+  }
+  // Gradient accumulation has no forward operator: it belongs to the layer
+  // whose backward produced the gradient, the layered backward operator
+  // that ran before it on its thread.
+  llvm::DenseMap<ResourceId, LayerId> LastBackwardLayer;
+  auto IsAccumulate = [&](TaskId X) {
+    std::string_view N = G.name(X);
+    return N.size() >= 14 && N.substr(N.size() - 14) == "AccumulateGrad";
+  };
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (G.isGpu(X) || G.PhaseOf[X] != Phase::Backward)
+      continue;
+    ResourceId Thread = G.isContainer(X) ? G.Res[G.FirstLeaf[X]] : G.Res[X];
+    if (G.LayerOf[X] == NoLayer) {
+      if (G.Parent[X] != NoTask && G.LayerOf[G.Parent[X]] != NoLayer)
+        G.LayerOf[X] = G.LayerOf[G.Parent[X]];
+      else if (IsAccumulate(X)) {
+        auto It = LastBackwardLayer.find(Thread);
+        if (It != LastBackwardLayer.end())
+          G.LayerOf[X] = It->second;
+      }
+    } else if (!IsAccumulate(X) &&
+               (G.Parent[X] == NoTask || !IsAccumulate(G.Parent[X]))) {
+      LastBackwardLayer[Thread] = G.LayerOf[X];
+    }
   }
   for (TaskId X = 0; X < G.numTasks(); ++X)
     if (G.isGpu(X) && G.Launcher[X] != NoTask)
