@@ -35,6 +35,9 @@ stmt
   | 'return' expr? ';'?                                       # returnStmt
   | verb=('shrink' | 'scale') expr how=('by' | 'to') expr ';'?  # scaleStmt
   | 'remove' expr ';'?                                        # removeStmt
+  | 'resize' expr how=('by' | 'to') expr ';'?                 # resizeStmt
+  | 'free' expr memClause+ ';'?                               # freeStmt
+  | 'offload' expr memClause+ ';'?                            # offloadStmt
   | 'depend' expr 'on' expr ';'?                              # dependStmt
   | 'schedule' expr scheduleRule ';'?                         # scheduleStmt
   | 'print' expr (',' expr)* ';'?                             # printStmt
@@ -77,6 +80,7 @@ opExpr
   | opExpr 'or' opExpr                                            # orExpr
   | 'select' IDENT (',' IDENT)* ('where' expr)?               # selectExpr
   | 'insert' IDENT STRING insertClause+                       # insertExpr
+  | 'alloc' expr memClause+                                   # allocExpr
   | 'channel' STRING                                          # channelExpr
   | '(' expr ')'                                              # parenExpr
   | '[' (expr (',' expr)*)? ']'                               # listExpr
@@ -91,6 +95,12 @@ opExpr
 // on R | duration D | bytes B | after X | before Y (any order; 'on' first by
 // convention). Clause names are checked by the AST builder.
 insertClause : ('on' | IDENT) expr ;
+
+// The clauses of free, offload and alloc: after T | before T | until T |
+// through T | on R | bandwidth B; 'prefetch' makes the clauses after it
+// describe an offload's copy back. Clause names are checked by the AST
+// builder.
+memClause : 'prefetch'? ('on' | IDENT) expr ;
 
 lambdaParams
   : IDENT

@@ -122,7 +122,7 @@ std::optional<uint32_t> bc::selectKindMask(std::string_view K) {
 
 const char *bc::selectKinds() {
   return "task, gpu, kernel, comm, memcpy, memset, cpu, cpu_op, annotation, "
-         "runtime";
+         "runtime; or block (memory blocks)";
 }
 
 SourceRange Function::rangeAt(uint32_t Pc) const {

@@ -4,7 +4,8 @@
 // a Program: functions (one per module's top-level code, one per fn and per
 // lambda), globals, and parameters.
 //
-// Format (version 1):
+// Format (version 2; 1 had no memory instructions: Resize, Free, Offload,
+// Alloc, block selects):
 //   * Code is a byte string. Each instruction is an opcode byte followed by
 //     its operands, little-endian: u8 ("b"), u16 ("h"), i32 ("i"); the
 //     layout of each opcode is its Operands string in Opcodes.def. Jump
@@ -33,7 +34,7 @@
 
 namespace dd::bc {
 
-constexpr uint32_t FormatVersion = 1;
+constexpr uint32_t FormatVersion = 2;
 
 enum class Opcode : uint8_t {
 #define DD_OPCODE(Name, Operands, Effect) Name,
@@ -134,6 +135,9 @@ struct FilterNode {
 
 struct FilterProgram {
   uint32_t KindMask = 0;
+  /// Selects memory blocks ("select block"): properties are Block members
+  /// and KindMask is unused.
+  bool Blocks = false;
   uint8_t NumCaptures = 0;
   std::vector<FilterNode> Nodes; ///< root last
   std::string Text;              ///< the predicate's source, for disasm
@@ -152,6 +156,20 @@ struct InsertDesc {
   uint8_t TaskKind; ///< graph::TaskKind
   uint8_t Clauses;
   std::string Name;
+};
+
+/// The operand of Free, Offload and Alloc: which clauses were pushed. They
+/// are pushed after the target (a block set, or alloc's size) in the order
+/// of these bits; the point (after/before) is always present.
+enum MemOperand : uint8_t {
+  AtEnd = 1,              ///< the point is its task's end (after), not start
+  HasUntil = 2,           ///< free: allocated again / alloc: freed, at a task
+  UntilAtEnd = 4,         ///< alloc: freed at the end (through), not start
+  HasOn = 8,              ///< offload: copy stream / alloc: device
+  HasBandwidth = 16,      ///< offload
+  HasPrefetchAfter = 32,  ///< offload
+  HasPrefetchBefore = 64, ///< offload
+  HasPrefetchOn = 128,    ///< offload
 };
 
 struct LineEntry {

@@ -77,8 +77,10 @@ std::string bc::disassemble(const Program &P, const SourceManager *SM) {
       Out += fmt::format("  const {} {}\n", C, constantText(F.Constants[C]));
     for (size_t X = 0; X < F.Filters.size(); ++X) {
       const FilterProgram &Fp = F.Filters[X];
-      Out += fmt::format("  filter {} kinds 0x{:02x} captures {}: {}\n", X,
-                         Fp.KindMask, Fp.NumCaptures, Fp.Text);
+      Out += fmt::format("  filter {} {} captures {}: {}\n", X,
+                         Fp.Blocks ? std::string("blocks")
+                                   : fmt::format("kinds 0x{:02x}", Fp.KindMask),
+                         Fp.NumCaptures, Fp.Text);
       for (size_t N = 0; N < Fp.Nodes.size(); ++N)
         Out += fmt::format("    %{} = {}\n", N, filterNodeText(Fp.Nodes[N]));
     }

@@ -276,6 +276,50 @@ void CodeGen::stmt(ast::Stmt *S) {
     mark(S->Range);
     op(Opcode::Remove);
     return;
+  case ast::NodeKind::ResizeStmt: {
+    auto *Rs = cast<ast::ResizeStmt>(S);
+    expr(Rs->Target);
+    expr(Rs->Amount);
+    mark(Rs->Range);
+    op(Opcode::Resize);
+    u8(Rs->To ? 1 : 0);
+    return;
+  }
+  case ast::NodeKind::FreeStmt: {
+    auto *F = cast<ast::FreeStmt>(S);
+    expr(F->Target);
+    expr(F->At);
+    uint8_t Bits = F->AtEnd ? bc::AtEnd : 0;
+    if (F->Until) {
+      expr(F->Until);
+      Bits |= bc::HasUntil;
+    }
+    mark(F->Range);
+    op(Opcode::Free);
+    u8(Bits);
+    return;
+  }
+  case ast::NodeKind::OffloadStmt: {
+    auto *O = cast<ast::OffloadStmt>(S);
+    expr(O->Target);
+    expr(O->After);
+    uint8_t Bits = bc::AtEnd;
+    auto Clause = [&](ast::Expr *E, uint8_t Bit) {
+      if (!E)
+        return;
+      expr(E);
+      Bits |= Bit;
+    };
+    Clause(O->On, bc::HasOn);
+    Clause(O->Bandwidth, bc::HasBandwidth);
+    Clause(O->PrefetchAfter, bc::HasPrefetchAfter);
+    Clause(O->PrefetchBefore, bc::HasPrefetchBefore);
+    Clause(O->PrefetchOn, bc::HasPrefetchOn);
+    mark(O->Range);
+    op(Opcode::Offload);
+    u8(Bits);
+    return;
+  }
   case ast::NodeKind::DependStmt: {
     auto *D = cast<ast::DependStmt>(S);
     expr(D->Waiter);

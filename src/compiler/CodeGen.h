@@ -56,6 +56,7 @@ private:
   void binary(ast::Binary *B);
   void select(ast::Select *S);
   void insert(ast::Insert *I);
+  void alloc(ast::Alloc *A);
 
   // Select predicates (CodeGenFilter.cpp).
   struct FilterBuilder {

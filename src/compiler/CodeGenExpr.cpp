@@ -101,6 +101,23 @@ void CodeGen::insert(ast::Insert *I) {
   u16(static_cast<unsigned>(fn().Inserts.size() - 1), I->Range);
 }
 
+void CodeGen::alloc(ast::Alloc *A) {
+  expr(A->Size);
+  expr(A->At);
+  uint8_t Bits = A->AtEnd ? bc::AtEnd : 0;
+  if (A->Free) {
+    expr(A->Free);
+    Bits |= bc::HasUntil | (A->FreeAtEnd ? bc::UntilAtEnd : 0);
+  }
+  if (A->Device) {
+    expr(A->Device);
+    Bits |= bc::HasOn;
+  }
+  mark(A->Range);
+  op(Opcode::Alloc);
+  u8(Bits);
+}
+
 void CodeGen::expr(ast::Expr *E) {
   switch (E->Kind) {
   case ast::NodeKind::NumberLit: {
@@ -143,8 +160,9 @@ void CodeGen::expr(ast::Expr *E) {
         u8(0);
       } else if (N->Res.Index >= PhaseConstBase) {
         op(Opcode::Const);
-        u16(constString(sema::phaseNames()[N->Res.Index - PhaseConstBase],
-                        E->Range),
+        u16(constString(
+                sema::namedConstants()[N->Res.Index - PhaseConstBase].second,
+                E->Range),
             E->Range);
       } else {
         Diags.error(E->Range, "builtin function '" + N->Ident +
@@ -211,6 +229,9 @@ void CodeGen::expr(ast::Expr *E) {
     return;
   case ast::NodeKind::Insert:
     insert(cast<ast::Insert>(E));
+    return;
+  case ast::NodeKind::Alloc:
+    alloc(cast<ast::Alloc>(E));
     return;
   case ast::NodeKind::Channel:
     mark(E->Range);

@@ -244,6 +244,8 @@ public:
   // --- What-ifs: they change blocks, never the graph ----------------------
   /// Multiplies the sizes of \p Blocks by \p Factor (>= 0), rounding.
   llvm::Error scaleBlocks(llvm::ArrayRef<BlockId> Blocks, double Factor);
+  /// Sets the sizes of \p Blocks to \p Bytes (>= 0).
+  llvm::Error resizeBlocks(llvm::ArrayRef<BlockId> Blocks, int64_t Bytes);
   /// Frees \p B at \p At of a task of \p G instead of where the trace
   /// frees it. A free placed before the allocation leaves the block out of
   /// the curve (Profile::Inverted counts it).

@@ -57,6 +57,20 @@ llvm::Error MemoryModel::scaleBlocks(llvm::ArrayRef<BlockId> Blocks,
   return llvm::Error::success();
 }
 
+llvm::Error MemoryModel::resizeBlocks(llvm::ArrayRef<BlockId> Blocks,
+                                      int64_t Bytes) {
+  if (Bytes < 0)
+    return makeError("a block cannot have a negative size");
+  for (BlockId B : Blocks)
+    if (auto E = checkBlock(*this, B))
+      return E;
+  for (BlockId B : Blocks) {
+    Size[B] = Bytes;
+    Flags[B] |= BF_Scaled;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error MemoryModel::moveFree(const graph::Graph &G, BlockId B,
                                   TaskPoint At) {
   if (auto E = checkBlock(*this, B))

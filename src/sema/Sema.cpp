@@ -20,6 +20,25 @@ const std::vector<std::string> &sema::taskKindNames() {
   return K;
 }
 
+const std::vector<std::string> &sema::blockClassNames() {
+  static const std::vector<std::string> C = {"persistent", "activation",
+                                             "temporary", "cross-phase"};
+  return C;
+}
+
+const std::vector<std::pair<std::string, std::string>> &
+sema::namedConstants() {
+  static const auto Names = [] {
+    std::vector<std::pair<std::string, std::string>> Out;
+    for (const std::string &P : phaseNames())
+      Out.push_back({P, P});
+    for (const std::string &C : blockClassNames())
+      Out.push_back({C == "cross-phase" ? "cross_phase" : C, C});
+    return Out;
+  }();
+  return Names;
+}
+
 std::string sema::describe(Ty T) {
   switch (T.K) {
   case TypeKind::Number:
@@ -36,6 +55,8 @@ std::string sema::describe(Ty T) {
   case TypeKind::None: return "none";
   case TypeKind::Set: return "a task set";
   case TypeKind::Task: return "a task";
+  case TypeKind::BlockSet: return "a block set";
+  case TypeKind::Block: return "a block";
   default: return std::string("a ") + bc::typeName(T.K);
   }
 }
@@ -321,10 +342,12 @@ void SemaImpl::stmt(ast::Stmt *S) {
     auto *Fo = cast<ast::ForStmt>(S);
     Ty T = expr(Fo->Iterable);
     if (!T.any() && !T.is(TypeKind::List) && !T.is(TypeKind::Set) &&
-        !T.is(TypeKind::Range) && !T.is(TypeKind::String))
+        !T.is(TypeKind::Range) && !T.is(TypeKind::String) &&
+        !T.is(TypeKind::BlockSet))
       Diags.error(Fo->Iterable->Range,
                   "cannot loop over " + describe(T) +
-                      " (loop over a list, a range, a task set or a string)");
+                      " (loop over a list, a range, a task set, a block set "
+                      "or a string)");
     pushBlock();
     Fo->IterSlot = newLocal();
     Symbol V;
@@ -333,6 +356,8 @@ void SemaImpl::stmt(ast::Stmt *S) {
     V.Res = {ast::Resolution::Local, newLocal()};
     if (T.is(TypeKind::Set))
       V.Type = Ty::of(TypeKind::Task);
+    else if (T.is(TypeKind::BlockSet))
+      V.Type = Ty::of(TypeKind::Block);
     else if (T.is(TypeKind::Range))
       V.Type = Ty::number();
     Fo->VarSlot = V.Res;
@@ -376,6 +401,15 @@ void SemaImpl::stmt(ast::Stmt *S) {
     expectSetLike(R->Target, expr(R->Target), "remove");
     return;
   }
+  case ast::NodeKind::ResizeStmt:
+    resizeStmt(cast<ast::ResizeStmt>(S));
+    return;
+  case ast::NodeKind::FreeStmt:
+    freeStmt(cast<ast::FreeStmt>(S));
+    return;
+  case ast::NodeKind::OffloadStmt:
+    offloadStmt(cast<ast::OffloadStmt>(S));
+    return;
   case ast::NodeKind::DependStmt: {
     auto *D = cast<ast::DependStmt>(S);
     expectSetLike(D->Waiter, expr(D->Waiter), "depend");
@@ -416,7 +450,8 @@ void SemaImpl::stmt(ast::Stmt *S) {
   case ast::NodeKind::ExprStmt: {
     auto *E = cast<ast::ExprStmt>(S);
     expr(E->E);
-    if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E))
+    if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E) &&
+        !llvm::isa<ast::Alloc>(E->E))
       Diags.warning(E->E->Range, "this expression's value is not used");
     return;
   }

@@ -43,6 +43,12 @@ bool analyze(const std::vector<std::pair<ast::Module *, std::string>> &Modules,
 const std::vector<std::string> &phaseNames();
 /// The kinds a task may have ("kernel", ...).
 const std::vector<std::string> &taskKindNames();
+/// The classes a memory block may have ("activation", ...).
+const std::vector<std::string> &blockClassNames();
+/// Names that stand for strings anywhere: the phases ("forward") and the
+/// block classes ("activation"; cross_phase is "cross-phase"), as (name,
+/// value).
+const std::vector<std::pair<std::string, std::string>> &namedConstants();
 
 } // namespace dd::sema
 

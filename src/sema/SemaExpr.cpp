@@ -15,7 +15,7 @@ using bc::TypeKind;
 namespace {
 /// Resolution indexes of builtin values (see the compiler).
 constexpr uint32_t BuiltinValueBase = 0x8000; ///< + BuiltinId, called at once
-constexpr uint32_t PhaseConstBase = 0x4000;   ///< + index into phaseNames()
+constexpr uint32_t PhaseConstBase = 0x4000; ///< + index into namedConstants()
 } // namespace
 
 const Symbol *SemaImpl::lookup(const std::string &Name, ast::Resolution &Res,
@@ -52,7 +52,7 @@ void SemaImpl::expectNumber(ast::Expr *E, Ty T, Dim D, const char *Role) {
 
 Ty SemaImpl::name(ast::Name *N) {
   if (InPredicate) {
-    if (auto M = bc::lookupMember(TypeKind::Task, N->Ident)) {
+    if (auto M = bc::lookupMember(PredOwner, N->Ident)) {
       const bc::MemberInfo &Info = bc::memberInfo(*M);
       if (Info.Flags & bc::Prop) {
         N->Res = {ast::Resolution::Property, static_cast<uint32_t>(*M)};
@@ -88,9 +88,9 @@ Ty SemaImpl::name(ast::Name *N) {
               BuiltinValueBase + static_cast<uint32_t>(B)};
     return Ty::of(bc::builtinInfo(B).Result);
   }
-  const auto &Phases = phaseNames();
-  for (size_t I = 0; I < Phases.size(); ++I)
-    if (N->Ident == Phases[I]) {
+  const auto &Consts = namedConstants();
+  for (size_t I = 0; I < Consts.size(); ++I)
+    if (N->Ident == Consts[I].first) {
       N->Res = {ast::Resolution::Builtin,
                 PhaseConstBase + static_cast<uint32_t>(I)};
       return Ty::of(TypeKind::String);
@@ -110,21 +110,31 @@ Ty SemaImpl::name(ast::Name *N) {
        ++I)
     if (bc::builtinInfo(static_cast<bc::BuiltinId>(I)).Name[0] != '_')
       Cands.push_back(bc::builtinInfo(static_cast<bc::BuiltinId>(I)).Name);
-  for (const std::string &P : Phases)
-    Cands.push_back(P);
+  for (const auto &C : Consts)
+    Cands.push_back(C.first);
   if (InPredicate)
-    for (const std::string &P : bc::memberNames(TypeKind::Task))
-      if (auto M = bc::lookupMember(TypeKind::Task, P);
+    for (const std::string &P : bc::memberNames(PredOwner))
+      if (auto M = bc::lookupMember(PredOwner, P);
           M && (bc::memberInfo(*M).Flags & bc::Prop))
         Cands.push_back(P);
   Cands.push_back("device");
   Cands.push_back("trace");
   std::string Msg = "unknown name '" + N->Ident + "'";
-  if (!InPredicate)
+  if (!InPredicate) {
     if (auto M = bc::lookupMember(TypeKind::Task, N->Ident);
         M && (bc::memberInfo(*M).Flags & bc::Prop))
       Msg += " (task properties like '" + N->Ident +
              "' are names only inside 'select ... where')";
+    else if (auto M = bc::lookupMember(TypeKind::Block, N->Ident);
+             M && (bc::memberInfo(*M).Flags & bc::Prop))
+      Msg += " (block properties like '" + N->Ident +
+             "' are names only inside 'select block where')";
+  } else if (PredOwner == TypeKind::Task) {
+    if (auto M = bc::lookupMember(TypeKind::Block, N->Ident);
+        M && (bc::memberInfo(*M).Flags & bc::Prop))
+      Msg += " ('" + N->Ident + "' is a property of blocks: select block "
+             "where ...)";
+  }
   std::string Best = closestMatch(N->Ident, Cands);
   if (!Best.empty())
     Msg += "; did you mean '" + Best + "'?";
@@ -300,6 +310,8 @@ Ty SemaImpl::call(ast::Call *C) {
       auto Id = static_cast<bc::BuiltinId>(N->Res.Index);
       if (Id == bc::BuiltinId::simulate || Id == bc::BuiltinId::baseline)
         Result = Ty::number(Dim::duration());
+      if (Id == bc::BuiltinId::peak || Id == bc::BuiltinId::baseline_peak)
+        Result = Ty::number(Dim::bytes());
     } else {
       Symbol Copy;
       ast::Resolution Res;
@@ -346,11 +358,26 @@ Ty SemaImpl::binary(ast::Binary *B) {
   auto SetLike = [](Ty T) {
     return T.is(TypeKind::Set) || T.is(TypeKind::Task);
   };
+  auto BlockLike = [](Ty T) {
+    return T.is(TypeKind::BlockSet) || T.is(TypeKind::Block);
+  };
   auto Fail = [&](const std::string &Why) {
     Diags.error(B->OpRange, Why);
     return Ty{};
   };
   const char *Op = ast::binaryOpSpelling(B->Op);
+  bool SetOp = B->Op == BinaryOp::Union || B->Op == BinaryOp::Intersect ||
+               B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub;
+  if (SetOp && (BlockLike(L) || BlockLike(R))) {
+    if ((!L.any() && !BlockLike(L)) || (!R.any() && !BlockLike(R)))
+      return Fail(std::string("'") + Op + "' combines block sets, not " +
+                  describe(BlockLike(L) ? R : L) +
+                  (SetLike(L) || SetLike(R) ? " (tasks and blocks do not mix; "
+                                              "t.allocs are the blocks a "
+                                              "task allocates)"
+                                            : ""));
+    return Ty::of(TypeKind::BlockSet);
+  }
   switch (B->Op) {
   case BinaryOp::Or:
   case BinaryOp::And:
@@ -439,9 +466,10 @@ Ty SemaImpl::binary(ast::Binary *B) {
     return Ty::of(TypeKind::Bool);
   case BinaryOp::In:
     if (!R.any() && !R.is(TypeKind::List) && !R.is(TypeKind::Set) &&
-        !R.is(TypeKind::Range) && !R.is(TypeKind::String))
-      return Fail("'in' needs a list, a range, a task set or a string on "
-                  "its right, not " + describe(R));
+        !R.is(TypeKind::Range) && !R.is(TypeKind::String) &&
+        !R.is(TypeKind::BlockSet))
+      return Fail("'in' needs a list, a range, a task set, a block set or a "
+                  "string on its right, not " + describe(R));
     return Ty::of(TypeKind::Bool);
   }
   return {};
@@ -576,6 +604,8 @@ Ty SemaImpl::expr(ast::Expr *E) {
     return select(cast<ast::Select>(E));
   case ast::NodeKind::Insert:
     return insert(cast<ast::Insert>(E));
+  case ast::NodeKind::Alloc:
+    return alloc(cast<ast::Alloc>(E));
   case ast::NodeKind::Channel:
     return Ty::of(TypeKind::Resource);
   default:

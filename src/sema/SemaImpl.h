@@ -60,6 +60,8 @@ private:
   /// Top-level globals defined so far (module code cannot read later ones).
   std::map<std::string, bool> DefinedSoFar;
   bool InPredicate = false;
+  /// What a predicate's bare names are properties of: Task or Block.
+  bc::TypeKind PredOwner = bc::TypeKind::Task;
   unsigned FnDepth = 0;
 
   // Declarations and scopes (Sema.cpp).
@@ -82,6 +84,16 @@ private:
   void block(ast::Block &B);
   void fnBody(ast::FnStmt *Fn);
   void scaleStmt(ast::ScaleStmt *S);
+
+  // Memory statements and alloc (SemaMemory.cpp).
+  void resizeStmt(ast::ResizeStmt *S);
+  void freeStmt(ast::FreeStmt *S);
+  void offloadStmt(ast::OffloadStmt *S);
+  Ty alloc(ast::Alloc *A);
+  void expectBlocks(ast::Expr *E, Ty T, const char *Role);
+  /// A task point of a memory statement: a task, or (\p PerBlock) a
+  /// function of a block.
+  void expectTaskPoint(ast::Expr *E, const char *Clause, bool PerBlock = true);
 
   // Expressions (SemaExpr.cpp).
   Ty expr(ast::Expr *E);

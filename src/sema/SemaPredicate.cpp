@@ -70,10 +70,12 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   if (!N || !S || N->Res.K != ast::Resolution::Property)
     return;
   const std::vector<std::string> *Known = nullptr;
-  if (N->Ident == "phase")
+  if (N->Ident == "phase" || N->Ident == "free_phase")
     Known = &phaseNames();
-  else if (N->Ident == "kind")
+  else if (N->Ident == "kind" && PredOwner == TypeKind::Task)
     Known = &taskKindNames();
+  else if (N->Ident == "class" && PredOwner == TypeKind::Block)
+    Known = &blockClassNames();
   if (!Known ||
       std::find(Known->begin(), Known->end(), S->Value) != Known->end())
     return;
@@ -81,7 +83,9 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   std::string List;
   for (const std::string &K : *Known)
     List += (List.empty() ? "" : ", ") + K;
-  Diags.error(S->Range, "no task has " + N->Ident + " \"" + S->Value +
+  Diags.error(S->Range, std::string(PredOwner == TypeKind::Block ? "no block"
+                                                                 : "no task") +
+                            " has " + N->Ident + " \"" + S->Value +
                             "\" (" + N->Ident + "s: " + List + ")" +
                             (Best.empty() ? ""
                                           : "; did you mean \"" + Best + "\"?"));
@@ -187,30 +191,43 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
 }
 
 Ty SemaImpl::select(ast::Select *S) {
+  auto IsBlock = [](const std::string &K) {
+    return K == "block" || K == "blocks";
+  };
+  bool Blocks = IsBlock(S->Kinds.front());
   for (size_t I = 0; I < S->Kinds.size(); ++I) {
-    if (bc::selectKindMask(S->Kinds[I]))
+    if (IsBlock(S->Kinds[I]) != Blocks) {
+      Diags.error(S->KindRanges[I],
+                  "a select takes tasks or memory blocks, not both");
+      continue;
+    }
+    if (Blocks || bc::selectKindMask(S->Kinds[I]))
       continue;
     std::vector<std::string> Kinds = {"task",   "gpu",        "kernel",
                                       "comm",   "memcpy",     "memset",
                                       "cpu",    "cpu_op",     "annotation",
-                                      "runtime"};
+                                      "runtime", "block"};
     std::string Best = closestMatch(S->Kinds[I], Kinds);
     Diags.error(S->KindRanges[I],
                 "cannot select '" + S->Kinds[I] + "' (kinds: " +
                     bc::selectKinds() + ")" +
                     (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
   }
+  TypeKind Result = Blocks ? TypeKind::BlockSet : TypeKind::Set;
   if (!S->Where)
-    return Ty::of(TypeKind::Set);
+    return Ty::of(Result);
   bool Saved = InPredicate;
+  TypeKind SavedOwner = PredOwner;
   InPredicate = true;
+  PredOwner = Blocks ? TypeKind::Block : TypeKind::Task;
   Ty T = expr(S->Where);
-  InPredicate = Saved;
   PredShape Shape = predicate(S->Where);
+  InPredicate = Saved;
+  PredOwner = SavedOwner;
   if (!T.any() && !T.is(TypeKind::Bool))
     Diags.error(S->Where->Range, "a select predicate is a condition, got " +
                                      describe(T));
   else if (Shape == PredShape::Column && !T.is(TypeKind::Bool) && !T.any())
     Diags.error(S->Where->Range, "a select predicate is a condition");
-  return Ty::of(TypeKind::Set);
+  return Ty::of(Result);
 }

@@ -169,6 +169,23 @@ struct Dumper {
       Out += ")";
       return;
     }
+    case NodeKind::Alloc: {
+      auto *A = llvm::cast<Alloc>(E);
+      Out += "(alloc ";
+      expr(A->Size);
+      Out += A->AtEnd ? " after " : " before ";
+      expr(A->At);
+      if (A->Free) {
+        Out += A->FreeAtEnd ? " through " : " until ";
+        expr(A->Free);
+      }
+      if (A->Device) {
+        Out += " on ";
+        expr(A->Device);
+      }
+      Out += ")";
+      return;
+    }
     case NodeKind::Channel:
       Out += "(channel \"" + llvm::cast<Channel>(E)->ChannelName + "\")";
       return;
@@ -273,6 +290,49 @@ struct Dumper {
       expr(llvm::cast<RemoveStmt>(S)->Target);
       Out += ")";
       return;
+    case NodeKind::ResizeStmt: {
+      auto *Rs = llvm::cast<ResizeStmt>(S);
+      Out += "(resize ";
+      expr(Rs->Target);
+      Out += Rs->To ? " to " : " by ";
+      expr(Rs->Amount);
+      Out += ")";
+      return;
+    }
+    case NodeKind::FreeStmt: {
+      auto *F = llvm::cast<FreeStmt>(S);
+      Out += "(free ";
+      expr(F->Target);
+      Out += F->AtEnd ? " after " : " before ";
+      expr(F->At);
+      if (F->Until) {
+        Out += " until ";
+        expr(F->Until);
+      }
+      Out += ")";
+      return;
+    }
+    case NodeKind::OffloadStmt: {
+      auto *O = llvm::cast<OffloadStmt>(S);
+      Out += "(offload ";
+      expr(O->Target);
+      auto Clause = [&](const char *N, const Expr *X) {
+        if (!X)
+          return;
+        Out += std::string(" ") + N + " ";
+        expr(X);
+      };
+      Clause("after", O->After);
+      Clause("on", O->On);
+      Clause("bandwidth", O->Bandwidth);
+      if (O->Prefetch)
+        Out += " prefetch";
+      Clause("after", O->PrefetchAfter);
+      Clause("before", O->PrefetchBefore);
+      Clause("on", O->PrefetchOn);
+      Out += ")";
+      return;
+    }
     case NodeKind::DependStmt: {
       auto *D = llvm::cast<DependStmt>(S);
       Out += "(depend ";

@@ -38,6 +38,7 @@ enum class NodeKind : uint8_t {
   Lambda,
   Select,
   Insert,
+  Alloc,
   Channel,
   // Statements.
   ParamStmt,
@@ -50,6 +51,9 @@ enum class NodeKind : uint8_t {
   ReturnStmt,
   ScaleStmt,
   RemoveStmt,
+  ResizeStmt,
+  FreeStmt,
+  OffloadStmt,
   DependStmt,
   ScheduleStmt,
   PrintStmt,
@@ -256,6 +260,20 @@ struct Insert : Expr {
   static bool classof(const Node *N) { return N->Kind == NodeKind::Insert; }
 };
 
+/// alloc SIZE after|before T [until|through T2] [on DEVICE]: a new memory
+/// block, allocated at the end (after) or start (before) of T and freed at
+/// the start (until) or end (through) of T2, or never.
+struct Alloc : Expr {
+  Expr *Size;
+  Expr *At = nullptr;
+  bool AtEnd = true;
+  Expr *Free = nullptr;
+  bool FreeAtEnd = false;
+  Expr *Device = nullptr;
+  Alloc(SourceRange R, Expr *S) : Expr(NodeKind::Alloc, R), Size(S) {}
+  static bool classof(const Node *N) { return N->Kind == NodeKind::Alloc; }
+};
+
 /// channel "name": a communication channel resource.
 struct Channel : Expr {
   std::string ChannelName;
@@ -377,6 +395,42 @@ struct RemoveStmt : Stmt {
   Expr *Target;
   RemoveStmt(SourceRange R, Expr *T) : Stmt(NodeKind::RemoveStmt, R), Target(T) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::RemoveStmt; }
+};
+
+/// resize BLOCKS by FACTOR | resize BLOCKS to SIZE
+struct ResizeStmt : Stmt {
+  bool To; ///< "to": set the size instead of a factor
+  Expr *Target, *Amount;
+  ResizeStmt(SourceRange R, bool T, Expr *Tg, Expr *A)
+      : Stmt(NodeKind::ResizeStmt, R), To(T), Target(Tg), Amount(A) {}
+  static bool classof(const Node *N) { return N->Kind == NodeKind::ResizeStmt; }
+};
+
+/// free BLOCKS after|before T [until T2]: freed at the end (after) or start
+/// (before) of T; with until, allocated again at the start of T2.
+struct FreeStmt : Stmt {
+  Expr *Target;
+  Expr *At = nullptr; ///< a task, or a function of a block
+  bool AtEnd = true;
+  Expr *Until = nullptr;
+  FreeStmt(SourceRange R, Expr *T) : Stmt(NodeKind::FreeStmt, R), Target(T) {}
+  static bool classof(const Node *N) { return N->Kind == NodeKind::FreeStmt; }
+};
+
+/// offload BLOCKS after T [on S] [bandwidth B]
+///                [prefetch [after T3] before T2 [on S2]]
+struct OffloadStmt : Stmt {
+  Expr *Target;
+  Expr *After = nullptr, *On = nullptr, *Bandwidth = nullptr;
+  bool Prefetch = false;
+  SourceRange PrefetchRange;
+  Expr *PrefetchAfter = nullptr, *PrefetchBefore = nullptr,
+       *PrefetchOn = nullptr;
+  OffloadStmt(SourceRange R, Expr *T)
+      : Stmt(NodeKind::OffloadStmt, R), Target(T) {}
+  static bool classof(const Node *N) {
+    return N->Kind == NodeKind::OffloadStmt;
+  }
 };
 
 /// depend A on B: every task of A waits for every task of B.

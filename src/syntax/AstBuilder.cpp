@@ -235,6 +235,15 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
   if (auto *Rm = dynamic_cast<P::RemoveStmtContext *>(C))
     // removeStmt -> 'remove' expr
     return Ctx.make<ast::RemoveStmt>(R, buildExpr(Rm->expr()));
+  if (auto *Rs = dynamic_cast<P::ResizeStmtContext *>(C))
+    // resizeStmt -> 'resize' expr ('by' | 'to') expr
+    return Ctx.make<ast::ResizeStmt>(R, Rs->how->getText() == "to",
+                                     buildExpr(Rs->expr(0)),
+                                     buildExpr(Rs->expr(1)));
+  if (auto *F = dynamic_cast<P::FreeStmtContext *>(C))
+    return buildFree(F);
+  if (auto *O = dynamic_cast<P::OffloadStmtContext *>(C))
+    return buildOffload(O);
   if (auto *D = dynamic_cast<P::DependStmtContext *>(C))
     // dependStmt -> 'depend' expr 'on' expr
     return Ctx.make<ast::DependStmt>(R, buildExpr(D->expr(0)),

@@ -220,6 +220,8 @@ ast::Expr *AstBuilder::buildOp(P::OpExprContext *C) {
     return buildSelect(S);
   if (auto *I = dynamic_cast<P::InsertExprContext *>(C))
     return buildInsert(I);
+  if (auto *A = dynamic_cast<P::AllocExprContext *>(C))
+    return buildAlloc(A);
   if (auto *Ch = dynamic_cast<P::ChannelExprContext *>(C))
     return Ctx.make<ast::Channel>(R, unquote(Ch->STRING()));
   Diags.error(R, "internal error: unhandled expression");

@@ -49,6 +49,21 @@ private:
   ast::Expr *buildNumber(P::NumberExprContext *C);
   ast::Expr *buildSelect(P::SelectExprContext *C);
   ast::Expr *buildInsert(P::InsertExprContext *C);
+  // Memory statements (AstBuilderMemory.cpp).
+  /// One clause of free, offload or alloc as written; Prefetch when the
+  /// word 'prefetch' came right before it.
+  struct MemClause {
+    std::string Word;
+    SourceRange WordRange;
+    bool Prefetch = false;
+    SourceRange PrefetchRange;
+    ast::Expr *Value = nullptr;
+  };
+  std::vector<MemClause>
+  buildMemClauses(const std::vector<P::MemClauseContext *> &Cs);
+  ast::Stmt *buildFree(P::FreeStmtContext *C);
+  ast::Stmt *buildOffload(P::OffloadStmtContext *C);
+  ast::Expr *buildAlloc(P::AllocExprContext *C);
   ast::Expr *buildCall(P::CallExprContext *C);
   ast::Expr *buildLambda(P::LambdaExprContext *C);
   ast::Expr *buildOp(P::OpExprContext *C);

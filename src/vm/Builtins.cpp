@@ -32,8 +32,15 @@ static std::vector<Value> elements(Interpreter &I, const Value &V,
     return Out;
   }
   case VKind::Task: return {V};
+  case VKind::BlockSet: {
+    std::vector<Value> Out;
+    for (memory::BlockId B : I.blocksInOrder(V.as<BlockSetObj>()->Bits))
+      Out.push_back(Value::id(VKind::Block, B));
+    return Out;
+  }
   default:
-    fail(std::string(Role) + " takes a list, a range or a task set, not " +
+    fail(std::string(Role) + " takes a list, a range, a task set or a block "
+                             "set, not " +
          describeValue(V));
   }
 }
@@ -182,6 +189,9 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
   }
   case BuiltinId::baseline:
     return Value::number(static_cast<double>(Env.BaselineNs), Dim::duration());
+  case BuiltinId::peak:
+  case BuiltinId::baseline_peak:
+    return peak(Id == BuiltinId::baseline_peak);
   case BuiltinId::__device: return Value::id(VKind::Device, 0);
   case BuiltinId::__trace: return Value::id(VKind::Trace, 0);
   default:

@@ -5,10 +5,13 @@
 // id, an enum or an id per task), captured values are constants, and
 // comparisons, matches and boolean operators produce bit masks. A select
 // over a million tasks is a handful of tight loops, whatever the predicate.
+// A block select ("select block where ...") runs the same loops over the
+// memory model's blocks; its columns come from Blocks.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "graph/Edit.h"
+#include "vm/FilterColumns.h"
 #include "vm/VMImpl.h"
 
 #include <cmath>
@@ -18,30 +21,21 @@ using namespace dd::vm;
 using bc::FilterOp;
 using bc::MemberId;
 using graph::TaskId;
+using namespace dd::vm::filter;
 
 namespace {
-
-enum class Col : uint8_t { Num, Str, Kind, Phase, Layer, Res, Bool, Const };
-constexpr uint32_t NoId = ~0u;
-
-struct Node {
-  bool IsMask = false;
-  llvm::BitVector Mask;
-  Col Type = Col::Const;
-  Dim Unit;
-  std::vector<double> Num;
-  std::vector<uint32_t> Ids;
-  Value Const;
-};
 
 class FilterEval {
 public:
   FilterEval(Interpreter &I, const bc::FilterProgram &F, const Value *Caps)
-      : I(I), G(I.graph()), F(F), Caps(Caps), N(G.numTasks()) {}
+      : I(I), G(I.graph()), F(F), Caps(Caps),
+        N(F.Blocks ? I.numBlocks() : G.numTasks()) {}
 
   llvm::BitVector run() {
     Node Root = eval(static_cast<uint16_t>(F.Nodes.size() - 1));
     llvm::BitVector M = toMask(Root);
+    if (F.Blocks)
+      return M;
     llvm::BitVector Cand(N);
     for (TaskId T = 0; T < N; ++T)
       if (!G.isRemoved(T) && ((F.KindMask >> static_cast<unsigned>(G.Kind[T])) & 1))
@@ -72,6 +66,8 @@ private:
   }
 
   Node column(MemberId M) {
+    if (F.Blocks)
+      return blockColumn(I, M);
     Node C;
     auto Nums = [&](Dim D, auto Get) {
       C.Type = Col::Num;
@@ -189,13 +185,16 @@ private:
 
   Node layerColumn(MemberId M) {
     Node C;
+    // Blocks: the layer of the task that allocated them.
+    const std::vector<graph::LayerId> &LayerOf =
+        F.Blocks ? I.mem("select block").AllocLayer : G.LayerOf;
     if (M == MemberId::Layer_index) {
       C.Type = Col::Num;
       C.Num.resize(N);
       for (TaskId T = 0; T < N; ++T)
-        C.Num[T] = G.LayerOf[T] == graph::NoLayer
+        C.Num[T] = LayerOf[T] == graph::NoLayer
                        ? std::nan("")
-                       : static_cast<double>(G.Layers[G.LayerOf[T]].Index);
+                       : static_cast<double>(G.Layers[LayerOf[T]].Index);
       return C;
     }
     // Layer names as string ids of the graph's pool.
@@ -205,7 +204,7 @@ private:
     C.Type = Col::Str;
     C.Ids.resize(N);
     for (TaskId T = 0; T < N; ++T)
-      C.Ids[T] = G.LayerOf[T] == graph::NoLayer ? NoId : NameOf[G.LayerOf[T]];
+      C.Ids[T] = LayerOf[T] == graph::NoLayer ? NoId : NameOf[LayerOf[T]];
     return C;
   }
 
@@ -217,6 +216,7 @@ private:
     case Col::Phase: return graph::phaseName(static_cast<graph::Phase>(Id));
     case Col::Layer: return Id == NoId ? "" : G.Layers[Id].Name;
     case Col::Res: return Id == NoId ? "" : G.Resources[Id].Name;
+    case Col::Task: return Id == NoId ? "" : std::string(G.name(Id));
     default: return "";
     }
   }
@@ -228,6 +228,7 @@ private:
     case VKind::String: return Id != NoId && nameOf(Ty, Id) == V.as<StringObj>()->S;
     case VKind::Layer: return Ty == Col::Layer && Id == V.asId();
     case VKind::Resource: return Ty == Col::Res && Id == V.asId();
+    case VKind::Task: return Ty == Col::Task && Id == V.asId();
     case VKind::Number:
       return Ty == Col::Res && Id != NoId &&
              static_cast<double>(G.Resources[Id].Id) == V.asNumber();
@@ -356,6 +357,13 @@ private:
           Out.set(T);
       return Out;
     }
+    if (A.Type == Col::Task && C.is(VKind::Set)) {
+      const llvm::BitVector &S = C.as<SetObj>()->Bits;
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Ids[T] != NoId && A.Ids[T] < S.size() && S.test(A.Ids[T]))
+          Out.set(T);
+      return Out;
+    }
     if (!C.is(VKind::List))
       fail("'in' a " + describeValue(C) + " tests numbers; use a list here");
     return byId(A, [&](uint32_t Id) {
@@ -402,6 +410,11 @@ private:
     case Col::Num:
       for (TaskId T = 0; T < N; ++T)
         if (A.Num[T] != 0 && !std::isnan(A.Num[T]))
+          Out.set(T);
+      return Out;
+    case Col::Task:
+      for (TaskId T = 0; T < N; ++T)
+        if (A.Ids[T] != NoId)
           Out.set(T);
       return Out;
     case Col::Bool:
@@ -492,10 +505,21 @@ private:
 } // namespace
 
 Value Interpreter::select(const bc::FilterProgram &F, const Value *Captures) {
+  if (F.Blocks)
+    return selectBlocks(F, Captures);
   graph::Graph &G = graph();
   step(G.numTasks() / 4096); // a select costs like a short loop
   llvm::BitVector Out = FilterEval(*this, F, Captures).run();
   EverSelected.resize(G.numTasks());
   EverSelected |= Out;
   return taskSet(std::move(Out));
+}
+
+Value Interpreter::selectBlocks(const bc::FilterProgram &F,
+                                const Value *Captures) {
+  // A trace without memory records has no blocks: the set is empty.
+  if (!hasMemory())
+    return blockSet(noBlocks());
+  step(numBlocks() / 4096);
+  return blockSet(FilterEval(*this, F, Captures).run());
 }

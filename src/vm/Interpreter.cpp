@@ -389,6 +389,14 @@ void Interpreter::opJumpIfTrueKeep(const Cursor &C) {
 
 void Interpreter::opIterInit(const Cursor &C) {
   Value Src = pop();
+  if (Src.is(VKind::BlockSet)) {
+    // Blocks in allocation order, fixed when the loop starts.
+    std::vector<Value> Items;
+    for (memory::BlockId B :
+         blocksInOrder(Src.as<BlockSetObj>()->Bits))
+      Items.push_back(Value::id(VKind::Block, B));
+    Src = Value::list(std::move(Items));
+  }
   if (!Src.is(VKind::List) && !Src.is(VKind::Range) && !Src.is(VKind::Set) &&
       !Src.is(VKind::String))
     fail("cannot loop over " + describeValue(Src));
@@ -464,6 +472,43 @@ void Interpreter::opInsert(const Cursor &C) {
                              std::make_move_iterator(Stack.end()));
   Stack.resize(Stack.size() - N);
   push(insert(D, Clauses.data()));
+}
+void Interpreter::opResize(const Cursor &C) {
+  Value Amount = pop(), Target = pop();
+  resize(Target, Amount, C.operand(0) == 1);
+}
+void Interpreter::opFree(const Cursor &C) {
+  unsigned Bits = static_cast<unsigned>(C.operand(0));
+  Value Until;
+  if (Bits & bc::HasUntil)
+    Until = pop();
+  Value At = pop(), Target = pop();
+  freeBlocks(Target, At, Bits & bc::AtEnd,
+             (Bits & bc::HasUntil) ? &Until : nullptr);
+}
+void Interpreter::opOffload(const Cursor &C) {
+  unsigned Bits = static_cast<unsigned>(C.operand(0));
+  // Popped in reverse of the MemOperand order they were pushed in.
+  Value V[5];
+  const unsigned Order[5] = {bc::HasOn, bc::HasBandwidth, bc::HasPrefetchAfter,
+                             bc::HasPrefetchBefore, bc::HasPrefetchOn};
+  for (int I = 4; I >= 0; --I)
+    if (Bits & Order[I])
+      V[I] = pop();
+  Value After = pop(), Target = pop();
+  auto Given = [&](int I) { return (Bits & Order[I]) ? &V[I] : nullptr; };
+  offload(Target, {&After, Given(0), Given(1), Given(2), Given(3), Given(4)});
+}
+void Interpreter::opAlloc(const Cursor &C) {
+  unsigned Bits = static_cast<unsigned>(C.operand(0));
+  Value On, Until;
+  if (Bits & bc::HasOn)
+    On = pop();
+  if (Bits & bc::HasUntil)
+    Until = pop();
+  Value At = pop(), Size = pop();
+  push(alloc(Size, At, Bits, (Bits & bc::HasUntil) ? &Until : nullptr,
+             (Bits & bc::HasOn) ? &On : nullptr));
 }
 void Interpreter::opDepend(const Cursor &) {
   Value On = pop(), Waiter = pop();

@@ -19,6 +19,8 @@ static std::optional<TypeKind> ownerOf(VKind K) {
   case VKind::Set: return TypeKind::Set;
   case VKind::Layer: return TypeKind::Layer;
   case VKind::Resource: return TypeKind::Resource;
+  case VKind::Block: return TypeKind::Block;
+  case VKind::BlockSet: return TypeKind::BlockSet;
   case VKind::Device: return TypeKind::Device;
   case VKind::Trace: return TypeKind::TraceInfo;
   case VKind::List:
@@ -127,6 +129,9 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   const bc::MemberInfo &Info = bc::memberInfo(*Id);
   if (Info.Flags & bc::Method)
     return Value::object(new BoundObj(Obj, *Id));
+  if (Info.Owner == TypeKind::Block || Info.Owner == TypeKind::BlockSet ||
+      Info.Result == TypeKind::BlockSet)
+    return blockMember(Obj, *Id);
   graph::Graph &G = graph();
   auto Dur = [](int64_t Ns) {
     return Value::number(static_cast<double>(Ns), Dim::duration());
@@ -338,6 +343,11 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
            "memory bandwidth from (device-to-device copies of 1 MiB or more, "
            "or copy_/add_ kernels with recorded shapes)");
     return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
+  case MemberId::Device_pcie_bandwidth:
+    // None when the trace has no host-device copies to measure it from.
+    if (Env.Device.PcieBandwidth <= 0)
+      return Value::none();
+    return Value::number(Env.Device.PcieBandwidth, Dim::bandwidth());
   case MemberId::TraceInfo_path: return Value::string(Env.TracePath);
   case MemberId::TraceInfo_iterations: {
     std::vector<Value> Items;
@@ -356,6 +366,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
                              : Plain(static_cast<double>(Env.WorldSize));
   case MemberId::TraceInfo_rank:
     return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
+  case MemberId::TraceInfo_has_memory:
+    return Value::boolean(hasMemory());
   case MemberId::TraceInfo_iteration:
     if (Env.ReportIteration >= G.Iterations.size())
       return Value::none();
@@ -389,6 +401,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
 }
 
 Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
+  if (bc::memberInfo(B.Method).Owner == TypeKind::BlockSet)
+    return blockMethod(B, Args);
   const graph::Graph &G = graph();
   auto Want = [&](size_t N, const char *Usage) {
     if (Args.size() != N)

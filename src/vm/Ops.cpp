@@ -33,6 +33,8 @@ std::string vm::describeValue(const Value &V) {
   case VKind::Set: return "a task set";
   case VKind::Layer: return "a layer";
   case VKind::Resource: return "a resource";
+  case VKind::Block: return "a block";
+  case VKind::BlockSet: return "a block set";
   case VKind::Function: return "a function";
   case VKind::Bound: return "a method";
   case VKind::Device: return "the device";
@@ -52,6 +54,7 @@ bool Interpreter::truthy(const Value &V) {
   case VKind::List: return !V.as<ListObj>()->Items.empty();
   case VKind::Range: return V.as<RangeObj>()->size() > 0;
   case VKind::Set: return V.as<SetObj>()->Bits.any();
+  case VKind::BlockSet: return V.as<BlockSetObj>()->Bits.any();
   default: return true;
   }
 }
@@ -118,6 +121,24 @@ Value Interpreter::arith(Opcode Op, const Value &A, const Value &B) {
   auto SetLike = [](const Value &V) {
     return V.is(VKind::Set) || V.is(VKind::Task);
   };
+  auto BlockLike = [](const Value &V) {
+    return V.is(VKind::BlockSet) || V.is(VKind::Block);
+  };
+  if ((Op == Opcode::Union || Op == Opcode::Intersect || Op == Opcode::Add ||
+       Op == Opcode::Sub) &&
+      (BlockLike(A) || BlockLike(B))) {
+    const char *Role = Op == Opcode::Intersect ? "'&'"
+                       : Op == Opcode::Sub     ? "'-'"
+                                               : "'|'";
+    llvm::BitVector L = toBlocks(A, Role), R = toBlocks(B, Role);
+    if (Op == Opcode::Intersect)
+      L &= R;
+    else if (Op == Opcode::Sub)
+      L.reset(R);
+    else
+      L |= R;
+    return blockSet(std::move(L));
+  }
   if (Op == Opcode::Union || Op == Opcode::Intersect ||
       ((Op == Opcode::Add || Op == Opcode::Sub) &&
        (SetLike(A) || SetLike(B)))) {
@@ -202,8 +223,15 @@ bool Interpreter::equal(const Value &A, const Value &B) {
     return A.as<RegexObj>()->Pattern == B.as<RegexObj>()->Pattern;
   case VKind::Task:
   case VKind::Layer:
+  case VKind::Block:
   case VKind::Resource: return A.asId() == B.asId();
   case VKind::Set: return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
+  case VKind::BlockSet: {
+    llvm::BitVector X = A.as<BlockSetObj>()->Bits, Y = B.as<BlockSetObj>()->Bits;
+    X.resize(numBlocks());
+    Y.resize(numBlocks());
+    return X == Y;
+  }
   case VKind::Range:
     return A.as<RangeObj>()->Lo == B.as<RangeObj>()->Lo &&
            A.as<RangeObj>()->Hi == B.as<RangeObj>()->Hi;
@@ -277,13 +305,27 @@ bool Interpreter::contains(const Value &Coll, const Value &X) {
     }
     return false;
   }
+  case VKind::BlockSet: {
+    const llvm::BitVector &B = Coll.as<BlockSetObj>()->Bits;
+    if (X.is(VKind::Block))
+      return X.asId() < B.size() && B.test(X.asId());
+    if (X.is(VKind::BlockSet)) {
+      llvm::BitVector Y = X.as<BlockSetObj>()->Bits;
+      Y.resize(std::max(Y.size(), B.size()));
+      llvm::BitVector Z = B;
+      Z.resize(Y.size());
+      return !Y.test(Z);
+    }
+    return false;
+  }
   case VKind::String:
     if (!X.is(VKind::String))
       fail("'in' a string looks for a string, not " + describeValue(X));
     return Coll.as<StringObj>()->S.find(X.as<StringObj>()->S) !=
            std::string::npos;
   default:
-    fail("'in' needs a list, a range, a task set or a string, not " +
+    fail("'in' needs a list, a range, a task set, a block set or a string, "
+         "not " +
          describeValue(Coll));
   }
 }
@@ -355,6 +397,9 @@ std::string Interpreter::show(const Value &V) {
   case VKind::Set:
     return fmt::format("set of {} tasks", V.as<SetObj>()->Bits.count());
   case VKind::Layer: return "layer " + G.Layers[V.asId()].Name;
+  case VKind::Block: return showBlock(V.asId());
+  case VKind::BlockSet:
+    return fmt::format("set of {} blocks", V.as<BlockSetObj>()->Bits.count());
   case VKind::Resource: return G.Resources[V.asId()].Name;
   case VKind::Function: return "<function>";
   case VKind::Bound:

@@ -20,6 +20,10 @@
 #include <string>
 #include <vector>
 
+namespace dd::memory {
+class MemoryModel;
+} // namespace dd::memory
+
 namespace dd::vm {
 
 class Value;
@@ -30,6 +34,7 @@ struct DeviceFacts {
   int64_t Memory = 0;        ///< bytes
   int32_t Sms = 0;
   double MemBandwidth = 0;   ///< bytes/ns achieved by memory-bound kernels
+  double PcieBandwidth = 0;  ///< bytes/ns of the trace's host-device copies
 };
 
 /// The world a model runs against.
@@ -41,6 +46,12 @@ struct RunEnv {
   /// The traced process's place in a distributed job, -1 when not one.
   int64_t WorldSize = -1, Rank = -1;
   int64_t BaselineNs = 0;
+  /// The trace's memory blocks, tied to the unchanged graph's tasks; the
+  /// model's memory statements change them. Null when the trace has no
+  /// device memory records ("select block" is then empty).
+  memory::MemoryModel *Mem = nullptr;
+  uint32_t MemPool = 0;      ///< the device pool peak() reports
+  int64_t BaselinePeak = -1; ///< its replayed peak before any change
   /// The reported iteration's simulated time with the graph as it is and
   /// schedule \p Policy (for the simulate() builtin).
   std::function<int64_t(const sim::SchedulePolicy &Policy)> Simulate;
@@ -67,6 +78,14 @@ struct ChangeStats {
   uint64_t Scheduled = 0; ///< resources given a schedule
   /// Change of summed task time by phase (ns): faster is negative.
   std::array<int64_t, graph::NumPhases> MovedByPhase{};
+  // Memory blocks.
+  uint64_t Resized = 0;    ///< blocks whose size a resize set
+  uint64_t Freed = 0;      ///< blocks a free statement moved the free of
+  uint64_t Offloaded = 0;  ///< blocks an offload took off the device
+  uint64_t Allocated = 0;  ///< blocks an alloc added
+  bool changedMemory() const {
+    return Resized || Freed || Offloaded || Allocated;
+  }
 };
 
 struct RunResult {
@@ -91,6 +110,21 @@ std::optional<std::string> checkSettings(const bc::Program &P,
 /// (bytes/ns): the median of bytes/duration over copies and sets of at
 /// least 1 MiB, else 0.
 double estimateMemBandwidth(const graph::Graph &G);
+
+/// Estimates the host-device copy bandwidth (bytes/ns): the median of
+/// bytes/duration over the trace's HtoD and DtoH copies of at least 1 MiB
+/// and 10 us, else 0.
+double estimatePcieBandwidth(const graph::Graph &G);
+
+/// The device pool a run reports the peak of: the device pool with the most
+/// memory records in the replayed window (the lowest id on a tie).
+uint32_t reportedPool(const memory::MemoryModel &M);
+
+/// The peak allocated bytes of pool \p Pool of \p M in iteration \p It of
+/// the schedule \p R (blocks placed by R's task times, as they are now).
+int64_t iterationPeak(const memory::MemoryModel &M, uint32_t Pool,
+                      const graph::Graph &G, const sim::SimResult &R,
+                      const graph::Iteration &It);
 
 } // namespace dd::vm
 

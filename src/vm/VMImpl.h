@@ -5,6 +5,8 @@
 #include "vm/VM.h"
 #include "vm/Value.h"
 
+#include "memory/MemoryModel.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -69,6 +71,36 @@ public:
   void schedule(const Value &Res, const Value *Priority, unsigned Mode);
   Value channel(const std::string &Name);
   void finishSchedules();
+
+  // Memory blocks (Blocks.cpp: values; MemoryOps.cpp: statements).
+  bool hasMemory() const { return Env.Mem != nullptr; }
+  /// The memory model; fails, naming \p What, when the trace has none.
+  memory::MemoryModel &mem(const char *What);
+  const memory::MemoryModel *memOrNull() const { return Env.Mem; }
+  size_t numBlocks() const;
+  llvm::BitVector noBlocks() const { return llvm::BitVector(numBlocks()); }
+  Value blockSet(llvm::BitVector Bits) {
+    return Value::object(new BlockSetObj(std::move(Bits)));
+  }
+  llvm::BitVector toBlocks(const Value &V, const char *Role);
+  /// Blocks of \p Bits by traced allocation time (added blocks last).
+  std::vector<memory::BlockId> blocksInOrder(const llvm::BitVector &Bits);
+  Value blockMember(const Value &Obj, bc::MemberId Id);
+  Value blockMethod(const BoundObj &B, std::vector<Value> &Args);
+  std::string showBlock(memory::BlockId B);
+  Value selectBlocks(const bc::FilterProgram &F, const Value *Captures);
+  void resize(const Value &Target, const Value &Amount, bool To);
+  void freeBlocks(const Value &Target, const Value &At, bool AtEnd,
+                  const Value *Until);
+  /// Clauses of offload in MemOperand order; null where not given.
+  struct OffloadArgs {
+    const Value *After, *On, *Bandwidth, *PrefetchAfter, *PrefetchBefore,
+        *PrefetchOn;
+  };
+  void offload(const Value &Target, const OffloadArgs &A);
+  Value alloc(const Value &Size, const Value &At, unsigned Bits,
+              const Value *Until, const Value *On);
+  Value peak(bool Baseline);
 
 private:
   const bc::Program &P;

@@ -2,9 +2,9 @@
 //
 // A Value is 16 bytes: a kind, a unit (for numbers) and a payload: a bool, a
 // double, a 32-bit id (task, layer, resource) or a reference-counted heap
-// object (strings, regexes, lists, ranges, task sets, closures, bound
-// methods, iterators). Task sets are bit vectors over task ids, immutable
-// once made.
+// object (strings, regexes, lists, ranges, task sets, block sets, closures,
+// bound methods, iterators). Task sets are bit vectors over task ids, block
+// sets over the memory model's block ids; both are immutable once made.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_VM_VALUE_H
@@ -34,6 +34,8 @@ enum class VKind : uint8_t {
   Set,
   Layer,
   Resource,
+  Block,    ///< a memory block (id into the memory model)
+  BlockSet, ///< a set of memory blocks
   Function,
   Bound, ///< a method bound to its object (set.where)
   Device,
@@ -125,8 +127,8 @@ public:
   template <typename T> T *as() const { return static_cast<T *>(P.O); }
   bool isObject() const {
     return K == VKind::String || K == VKind::Regex || K == VKind::List ||
-           K == VKind::Range || K == VKind::Set || K == VKind::Function ||
-           K == VKind::Bound || K == VKind::Iterator;
+           K == VKind::Range || K == VKind::Set || K == VKind::BlockSet ||
+           K == VKind::Function || K == VKind::Bound || K == VKind::Iterator;
   }
 
 private:
@@ -176,6 +178,12 @@ struct RangeObj : Obj {
 struct SetObj : Obj {
   llvm::BitVector Bits;
   explicit SetObj(llvm::BitVector B) : Obj(VKind::Set), Bits(std::move(B)) {}
+};
+
+struct BlockSetObj : Obj {
+  llvm::BitVector Bits;
+  explicit BlockSetObj(llvm::BitVector B)
+      : Obj(VKind::BlockSet), Bits(std::move(B)) {}
 };
 
 struct ClosureObj : Obj {

@@ -26,7 +26,7 @@ TEST_CASE("a select predicate compiles to a filter over captured values") {
                   "duration > 1us\n"
                   "shrink k by f\n"),
            R"(
-; ddscript bytecode, format 1
+; ddscript bytecode, format 2
 global 0 f
 global 1 k
 param f -> global 0
@@ -61,7 +61,7 @@ TEST_CASE("defaults are filled by the callee; named arguments by the compiler") 
   CHECK_EQ(disasm("fn f(a, b = 1, c = 2) { return a + b + c }\n"
                   "print f(5, c: 7)\n"),
            R"(
-; ddscript bytecode, format 1
+; ddscript bytecode, format 2
 global 0 f
 
 function 0 <module <main>> (params 0, required 0, locals 0, captures 0)
@@ -101,7 +101,7 @@ function 1 f (params 3, required 1, locals 3, captures 0)
 TEST_CASE("and/or short-circuit; loops keep their iterator in a local") {
   CHECK_EQ(disasm("for i in 1..3 { if i > 1 and i < 3 or false { print i } }\n"),
            R"(
-; ddscript bytecode, format 1
+; ddscript bytecode, format 2
 
 function 0 <module <main>> (params 0, required 0, locals 2, captures 0)
   const 0 1
@@ -133,7 +133,7 @@ function 0 <module <main>> (params 0, required 0, locals 2, captures 0)
 TEST_CASE("a lambda captures the enclosing function's variables by value") {
   CHECK_EQ(disasm("fn adder(k) { let m = k * 2\n return x -> x + m }\n"),
            R"(
-; ddscript bytecode, format 1
+; ddscript bytecode, format 2
 global 0 adder
 
 function 0 <module <main>> (params 0, required 0, locals 0, captures 0)
