@@ -3,6 +3,7 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
+#include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "vm/VM.h"
 
@@ -105,7 +106,7 @@ void printText(const std::string &ModelPath,
 void printJson(const std::string &ModelPath, const std::string &Trace,
                const compiler::CompiledModel &Model,
                const std::vector<Outcome> &Out, const vm::RunResult &R,
-               const std::vector<vm::Setting> &Settings) {
+               const std::vector<vm::Setting> &Settings, const RunMemory &Mem) {
   std::string S;
   JsonWriter W(S);
   W.beginObject();
@@ -154,6 +155,7 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
           .endObject();
     W.endArray();
   }
+  Mem.json(W);
   W.field("output", R.Output);
   W.field("steps", R.Steps);
   W.endObject();
@@ -173,6 +175,11 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   std::vector<vm::Setting> Settings = parseSettings(M.Settings, Error);
   if (!Error.empty()) {
     reportError("ddscript", Error);
+    return ExitBadInput;
+  }
+  RunMemory Mem;
+  if (auto Bad = Mem.takeSettings(Settings, Model->Program)) {
+    reportError("ddscript", *Bad);
     return ExitBadInput;
   }
   if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
@@ -214,6 +221,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Env.Device.Sms = Tr->Devices.front().NumSms;
   }
   Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
+  Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(*G);
   if (Tr->Distributed.Present) {
     Env.WorldSize = Tr->Distributed.WorldSize;
     Env.Rank = Tr->Distributed.Rank;
@@ -228,6 +236,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
       return 0;
     return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
+  Mem.prepare(*Tr, *G, *Base, *Chosen, Env);
   vm::RunOptions RO;
   RO.MaxSteps = M.MaxSteps;
   RO.Settings = Settings;
@@ -242,6 +251,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(Path, llvm::toString(Pred.takeError()));
     return ExitBadInput;
   }
+  Mem.finish(*G, *Pred, R.Stats);
   std::vector<Outcome> Out;
   for (size_t I : *Chosen) {
     const graph::Iteration &It = G->Iterations[I];
@@ -252,11 +262,13 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     O.Predicted = sim::iterationTime(*G, *Pred, It);
     Out.push_back(O);
   }
-  if (T.Format == OutputFormat::Json)
-    printJson(Path, T.TracePath, *Model, Out, R, Settings);
-  else
+  if (T.Format == OutputFormat::Json) {
+    printJson(Path, T.TracePath, *Model, Out, R, Settings, Mem);
+  } else {
     printText(Path, *Model, T.TracePath, *G, Out, defaultIteration(*G), R,
               Settings);
+    std::fputs(Mem.text().c_str(), stdout);
+  }
   return ExitOk;
 }
 

@@ -19,6 +19,7 @@
 
 #include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
+#include "memory/MemoryModel.h"
 #include "sim/Simulator.h"
 #include "trace/TraceReader.h"
 #include "vm/VM.h"
@@ -174,6 +175,7 @@ int main(int argc, char **argv) {
   Empty.finalize();
   std::optional<trace::Trace> T;
   std::optional<graph::Graph> G;
+  std::optional<memory::MemoryModel> Mem;
   vm::RunEnv Env;
   if (!E.Trace.empty()) {
     auto Tr = trace::readTrace(DataDir + "/" + E.Trace);
@@ -193,9 +195,24 @@ int main(int argc, char **argv) {
       Env.Device.Sms = T->Devices.front().NumSms;
     }
     Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
+    Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(*G);
     Env.ReportIteration = G->Iterations.size() > 2 ? 1 : 0;
     Env.BaselineNs =
         sim::iterationTime(*G, *Base, G->Iterations[Env.ReportIteration]);
+    // The blocks of the unchanged graph, as `ddscript run` gives them.
+    if (!T->Memory.empty()) {
+      auto M = memory::MemoryModel::build(*T, *G);
+      if (!M)
+        llvm::consumeError(M.takeError());
+      else if (M->hasDeviceRecords())
+        Mem = std::move(*M);
+    }
+    if (Mem) {
+      Env.Mem = &*Mem;
+      Env.MemPool = vm::reportedPool(*Mem);
+      Env.BaselinePeak = vm::iterationPeak(*Mem, Env.MemPool, *G, *Base,
+                                           G->Iterations[Env.ReportIteration]);
+    }
     graph::Graph *GP = &*G;
     size_t Report = Env.ReportIteration;
     Env.Simulate = [GP, Report](const sim::SchedulePolicy &P) -> int64_t {
