@@ -241,10 +241,20 @@ private:
   /// kinds, layers, resources): each distinct id is tested once.
   template <typename Pred>
   llvm::BitVector byId(const Node &A, Pred P) {
+    // NoId (no layer, no resource) is DenseMap's empty key: it cannot be a
+    // key, so its answer is kept apart.
     llvm::DenseMap<uint32_t, bool> Cache;
+    std::optional<bool> None;
     llvm::BitVector Out(N);
     for (TaskId T = 0; T < N; ++T) {
       uint32_t Id = A.Ids[T];
+      if (Id == NoId) {
+        if (!None)
+          None = P(Id);
+        if (*None)
+          Out.set(T);
+        continue;
+      }
       auto [It, New] = Cache.try_emplace(Id, false);
       if (New)
         It->second = P(Id);
