@@ -78,7 +78,6 @@ TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
 
 Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   graph::Graph &G = graph();
-  ensureFinalized();
   Value On, Dur, Bytes, After, Before;
   unsigned I = 0;
   if (D.Clauses & bc::InsertDesc::On)
@@ -91,6 +90,18 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
     After = Clauses[I++];
   if (D.Clauses & bc::InsertDesc::Before)
     Before = Clauses[I++];
+
+  std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
+  std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
+  // Containers stand for their leaves, which the graph's derived indexes
+  // find; leaves need none, so a loop of inserts does not rebuild the graph
+  // at every step.
+  bool Leaves = !On.is(VKind::Task) || G.isLeaf(On.asId());
+  for (const std::vector<TaskId> *Ts : {&AfterT, &BeforeT})
+    for (TaskId T : *Ts)
+      Leaves &= G.isLeaf(T);
+  if (!Leaves)
+    ensureFinalized();
 
   graph::ResourceId Res = graph::NoResource;
   if (On.is(VKind::Resource)) {
@@ -120,14 +131,9 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
       fail("a duration cannot be negative (got " + show(Dur) + ")");
     Ns = std::llround(V);
   }
-  std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
-  std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
-
-  TaskId X = G.addTask(Kind, D.Name, Res, Ns);
-  G.Flags[X] |= graph::TF_Inserted;
-  G.Gap[X] = G.Resources[Res].TypicalGap;
+  int64_t ByteCount = -1;
   if (!Bytes.is(VKind::None))
-    G.Bytes[X] = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
+    ByteCount = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
 
   // Where it goes in its resource's order: after the tasks it follows on
   // the same resource, else at the time the tasks it follows ended, and
@@ -159,10 +165,15 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   }
   if (Key == INT64_MIN) {
     // Nothing to go by: the end of its resource.
+    ensureFinalized();
     Key = 0;
     for (TaskId T : G.ResourceTasks[Res])
       Key = std::max(Key, G.OrderKey[T] + 1);
   }
+  TaskId X = G.addTask(Kind, D.Name, Res, Ns);
+  G.Flags[X] |= graph::TF_Inserted;
+  G.Gap[X] = G.Resources[Res].TypicalGap;
+  G.Bytes[X] = ByteCount;
   G.OrderKey[X] = Key;
   TaskId From = !AfterT.empty()    ? AfterT.front()
                 : !BeforeT.empty() ? BeforeT.front()

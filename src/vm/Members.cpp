@@ -158,7 +158,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Task_stream:
   case MemberId::Task_thread:
   case MemberId::Task_resource: {
-    ensureFinalized();
+    if (!G.isLeaf(Obj.asId())) // a leaf's resource is its own
+      ensureFinalized();
     graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
     if (R == graph::NoResource)
       return Value::none();
@@ -169,7 +170,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::id(VKind::Resource, R);
   }
   case MemberId::Task_device: {
-    ensureFinalized();
+    if (!G.isLeaf(Obj.asId()))
+      ensureFinalized();
     graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
     return Plain(R == graph::NoResource ? -1 : G.Resources[R].Device);
   }
