@@ -275,6 +275,9 @@ void SemaImpl::stmt(ast::Stmt *S) {
   case ast::NodeKind::LetStmt: {
     auto *L = cast<ast::LetStmt>(S);
     Ty T = expr(L->Value);
+    // "let x = none" is a placeholder for a value assigned later.
+    if (T.is(TypeKind::None))
+      T = {};
     if (atModuleLevel()) {
       Symbol &G = Globals[L->Name];
       G.Type = T;
