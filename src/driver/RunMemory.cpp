@@ -140,6 +140,7 @@ void RunMemory::finish(const graph::Graph &G, const sim::SimResult &Pred,
   Predicted = peak(Pr, G, Pred);
   Inverted = Pr.Inverted;
   Dropped = Pr.Dropped;
+  Clipped = Pr.Clipped;
 }
 
 std::string RunMemory::text() const {
@@ -180,6 +181,11 @@ std::string RunMemory::text() const {
                      "before their allocation, {} whose allocating task was "
                      "removed\n",
                      formatCount(Inverted), formatCount(Dropped));
+  if (Clipped)
+    S += fmt::format("           {} spans off the device (offload, free ... "
+                     "until) end at the block's free: it is freed before it "
+                     "would come back\n",
+                     formatCount(Clipped));
   return S;
 }
 
@@ -205,5 +211,6 @@ void RunMemory::json(JsonWriter &W) const {
       .field("allocated", Changes.Allocated)
       .field("left_out_inverted", Inverted)
       .field("left_out_dropped", Dropped)
+      .field("spans_clipped", Clipped)
       .endObject();
 }

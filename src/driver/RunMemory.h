@@ -55,7 +55,7 @@ private:
   int64_t Capacity = 0; ///< 0: unknown
   std::string CapacityFrom;
   std::optional<int64_t> SetCapacity; ///< --set device_memory
-  uint64_t Inverted = 0, Dropped = 0;
+  uint64_t Inverted = 0, Dropped = 0, Clipped = 0;
   vm::ChangeStats Changes;
 
   int64_t peak(const memory::Profile &Pr, const graph::Graph &G,

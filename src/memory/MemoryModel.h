@@ -170,6 +170,9 @@ struct Profile {
   uint64_t Inverted = 0; ///< blocks freed before their allocation (what-ifs),
                          ///< left out
   uint64_t Dropped = 0;  ///< blocks whose allocating task was removed
+  /// Offload spans cut short by the block's lifetime: off the device before
+  /// its allocation, or back after its free.
+  uint64_t Clipped = 0;
 };
 
 /// What the memory records of a trace say, without a graph (for inspect).

@@ -117,6 +117,8 @@ Profile MemoryModel::profile(const TaskTimes &Tm) const {
       int64_t Out = resolve(O.Out, Tm), In = resolve(O.In, Tm);
       if (Out == NoTime || In == NoTime)
         continue;
+      if (Out < Pr.AllocTime[B] || In > Pr.FreeTime[B])
+        ++Pr.Clipped;
       Out = std::max(Out, Pr.AllocTime[B]);
       In = std::min(In, Pr.FreeTime[B]);
       if (Out < In)
