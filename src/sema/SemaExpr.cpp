@@ -381,7 +381,10 @@ Ty SemaImpl::binary(ast::Binary *B) {
   switch (B->Op) {
   case BinaryOp::Or:
   case BinaryOp::And:
-    return Ty::of(TypeKind::Bool);
+    // Either operand is the value (x or default), as in Python.
+    if (L.K == R.K && L.D == R.D)
+      return L;
+    return {};
   case BinaryOp::Union:
   case BinaryOp::Intersect:
     if ((!L.any() && !SetLike(L)) || (!R.any() && !SetLike(R)))

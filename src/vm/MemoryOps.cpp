@@ -75,15 +75,20 @@ std::string pointText(const graph::Graph &G, TaskPoint P) {
 
 /// One task point per block: \p V is a task, a one-task set, or a function
 /// that gives one for a block (called for every block before any change).
+/// With \p Optional, none is allowed and gives NoTask.
 static std::vector<TaskPoint> pointsFor(Interpreter &I,
                                         const std::vector<BlockId> &Blocks,
                                         const Value &V, bool AtEnd,
-                                        const char *Clause) {
+                                        const char *Clause,
+                                        bool Optional = false) {
   const graph::Graph &G = I.graph();
   auto Check = [&](const Value &X, BlockId B) -> TaskId {
-    if (X.is(VKind::None))
+    if (X.is(VKind::None)) {
+      if (Optional)
+        return NoTask;
       fail(fmt::format("'{}' gave none for block #{} (it needs a task)",
                        Clause, B));
+    }
     TaskId T = I.toTask(X, Clause);
     if (T >= G.numTasks())
       fail(fmt::format("'{}': no task #{}", Clause, T));
@@ -227,7 +232,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   std::vector<TaskPoint> Out = pointsFor(*this, Blocks, *A.After, true, "after");
   std::vector<TaskPoint> Ahead, Back;
   if (A.PrefetchAfter)
-    Ahead = pointsFor(*this, Blocks, *A.PrefetchAfter, true, "prefetch after");
+    Ahead = pointsFor(*this, Blocks, *A.PrefetchAfter, true, "prefetch after",
+                      /*Optional=*/true);
   if (Prefetch)
     Back = pointsFor(*this, Blocks, *A.PrefetchBefore, false,
                      "prefetch before");
@@ -303,15 +309,23 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
     graph::ResourceId S2 = InOn != graph::NoResource
                                ? InOn
                                : copyStream(G, Dev, false);
-    int64_t InKey = Ahead.empty() ? OutKey + 1
-                                  : std::max(OutKey + 1, KeyOf(Ahead[I]));
+    bool HasAhead = !Ahead.empty() && Ahead[I].Task != NoTask;
+    int64_t InKey = HasAhead ? std::max(OutKey + 1, KeyOf(Ahead[I]))
+                             : OutKey + 1;
     TaskId ToDevice = AddCopy("prefetch HtoD", S2, B, Back[I].Task, InKey);
     Edge(ToHost, ToDevice);
-    if (!Ahead.empty())
+    if (HasAhead)
       Edge(Ahead[I].Task, ToDevice);
     Edge(ToDevice, Back[I].Task);
-    if (auto E = M.offload(G, B, TaskPoint::end(ToHost),
-                           TaskPoint::start(ToDevice)))
+    // The block counts again from when the CPU issues the copy back, as the
+    // trace's allocator counts bytes: after it launched the 'prefetch
+    // after' task, else when it launches the task that needs the block.
+    TaskPoint Issued = TaskPoint::start(ToDevice);
+    TaskPoint By = HasAhead ? Ahead[I] : Back[I];
+    TaskId Cpu = G.isGpu(By.Task) ? G.Launcher[By.Task] : By.Task;
+    if (Cpu != NoTask)
+      Issued = {Cpu, HasAhead};
+    if (auto E = M.offload(G, B, TaskPoint::end(ToHost), Issued))
       fail(llvm::toString(std::move(E)));
   }
   Result.Stats.Offloaded += Blocks.size();
