@@ -130,11 +130,16 @@ Ty SemaImpl::name(ast::Name *N) {
              M && (bc::memberInfo(*M).Flags & bc::Prop))
       Msg += " (block properties like '" + N->Ident +
              "' are names only inside 'select block where')";
-  } else if (PredOwner == TypeKind::Task) {
-    if (auto M = bc::lookupMember(TypeKind::Block, N->Ident);
+  } else {
+    TypeKind Other = PredOwner == TypeKind::Task ? TypeKind::Block
+                                                 : TypeKind::Task;
+    if (auto M = bc::lookupMember(Other, N->Ident);
         M && (bc::memberInfo(*M).Flags & bc::Prop))
-      Msg += " ('" + N->Ident + "' is a property of blocks: select block "
-             "where ...)";
+      Msg += Other == TypeKind::Block
+                 ? " ('" + N->Ident + "' is a property of blocks: select "
+                   "block where ...)"
+                 : " ('" + N->Ident + "' is a property of tasks, not of "
+                   "blocks)";
   }
   std::string Best = closestMatch(N->Ident, Cands);
   if (!Best.empty())

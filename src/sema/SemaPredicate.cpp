@@ -83,10 +83,11 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   std::string List;
   for (const std::string &K : *Known)
     List += (List.empty() ? "" : ", ") + K;
+  std::string Plural = N->Ident == "class" ? "classes" : N->Ident + "s";
   Diags.error(S->Range, std::string(PredOwner == TypeKind::Block ? "no block"
                                                                  : "no task") +
                             " has " + N->Ident + " \"" + S->Value +
-                            "\" (" + N->Ident + "s: " + List + ")" +
+                            "\" (" + Plural + ": " + List + ")" +
                             (Best.empty() ? ""
                                           : "; did you mean \"" + Best + "\"?"));
 }

@@ -146,10 +146,12 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
     return blockSet(std::move(Out));
   }
 
-  const MemoryModel &M = mem("a block's members");
-  if (Obj.is(VKind::BlockSet) || Obj.is(VKind::Block)) {
-    if (bc::memberInfo(Id).Owner == bc::TypeKind::BlockSet) {
-      std::vector<BlockId> L = blocksInOrder(toBlocks(Obj, "a block set"));
+  // Block sets: a trace without memory records has only empty ones.
+  if (bc::memberInfo(Id).Owner == bc::TypeKind::BlockSet) {
+    std::vector<BlockId> L = blocksInOrder(toBlocks(Obj, "a block set"));
+    static const MemoryModel None;
+    const MemoryModel &M = Env.Mem ? *Env.Mem : None;
+    {
       switch (Id) {
       case MemberId::BlockSet_count:
         return Value::number(static_cast<double>(L.size()));
@@ -199,6 +201,7 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
     }
   }
 
+  const MemoryModel &M = mem("a block's members");
   BlockId B = Obj.asId();
   switch (Id) {
   case MemberId::Block_size:
