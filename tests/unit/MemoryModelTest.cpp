@@ -380,6 +380,30 @@ TEST_CASE("memory: what-ifs change the curve, not the graph") {
           levelAt(C0, L.R.Start[Out]) - M.Size[W]);
     CHECK(levelAt(Pr2.Curves[0], On) == levelAt(C0, On));
   }
+  SUBCASE("setting sizes") {
+    BlockId A = blockAt(L, 1115);
+    REQUIRE(!M.resizeBlocks({A}, 100));
+    CHECK(M.Size[A] == 100);
+    CHECK(M.MeasuredSize[A] == 4096);
+    CHECK((M.Flags[A] & MemoryModel::BF_Scaled) != 0);
+    int64_t Mid = Base.AllocTime[A] + 1;
+    CHECK(levelAt(M.profile(L.times()).Curves[0], Mid) ==
+          levelAt(C0, Mid) - 3996);
+    CHECK(llvm::errorToBool(M.resizeBlocks({A}, -1)));
+    CHECK(M.Size[A] == 100);
+  }
+  SUBCASE("an offload back after the free is clipped, and counted") {
+    BlockId A = blockAt(L, 1115);
+    graph::TaskId Linear = taskNamed(G, "aten::linear", 0);
+    graph::TaskId Late = taskNamed(G, "Optimizer.step#SGD.step", 0);
+    REQUIRE(!M.offload(G, A, TaskPoint::end(Linear), TaskPoint::start(Late)));
+    Profile Pr = M.profile(L.times());
+    CHECK(Pr.Clipped == 1);
+    // Off the device from the call's end to its free, never back.
+    int64_t Between = L.R.End[Linear] + 1000;
+    CHECK(levelAt(Pr.Curves[0], Between) == levelAt(C0, Between) - 4096);
+    CHECK(Base.Clipped == 0);
+  }
   SUBCASE("a workspace added to a call") {
     graph::TaskId Relu = taskNamed(G, "aten::relu", 1);
     auto B =
