@@ -28,9 +28,9 @@ struct Run {
   int64_t PredictedNs = 0, PredictedPeak = 0;
 };
 
-/// Loads \p Rel, runs \p Source (a model's text, or "std.NAME" for a shipped
-/// one) with \p Settings against it and predicts the reported iteration's
-/// time and peak.
+/// Loads \p Rel, runs \p Source (a model's text, "std.NAME" for a standard
+/// model or "models/NAME" for one of models/) with \p Settings against it and
+/// predicts the reported iteration's time and peak.
 std::unique_ptr<Run> run(const char *Rel, const std::string &Source,
                          std::vector<vm::Setting> Settings = {}) {
   auto R = std::make_unique<Run>();
@@ -55,7 +55,12 @@ std::unique_ptr<Run> run(const char *Rel, const std::string &Source,
   DiagEngine Diags;
   compiler::CompileOptions Opts;
   Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
-  std::string Text = Source.rfind("std.", 0) == 0 ? "import " + Source : Source;
+  std::string Text = Source;
+  if (Source.rfind("std.", 0) == 0)
+    Text = "import " + Source;
+  else if (Source.rfind("models/", 0) == 0)
+    Text = "import \"" + std::string(DD_MODELS_DIR) + Source.substr(6) +
+           ".dd\"";
   auto Model = compiler::compileSource("test.dd", Text, Opts, SM, Diags);
   REQUIRE_MESSAGE(Model.has_value(), renderDiagnostics(SM, Diags));
   vm::RunEnv Env;
@@ -112,17 +117,17 @@ TEST_CASE("memory language: AMP (activations halved) lowers the peak") {
 
 TEST_CASE("memory language: checkpointing lowers the peak, more segments "
           "lower it more") {
-  auto Four = run(Resnet, "std.checkpointing");
+  auto Four = run(Resnet, "models/checkpointing");
   CHECK(Four->PredictedPeak < Four->BaselinePeak);
   // Recomputation costs GPU time; this trace's GPU waits for data loading,
   // so the iteration is no shorter (and here no longer).
   CHECK(Four->PredictedNs >= Four->BaselineNs);
-  auto Eight = run(Resnet, "std.checkpointing", {{"segments", "8"}});
+  auto Eight = run(Resnet, "models/checkpointing", {{"segments", "8"}});
   CHECK(Eight->PredictedPeak < Four->PredictedPeak);
 }
 
 TEST_CASE("memory language: vDNN offload trades time for memory") {
-  auto Slow = run(Resnet, "std.vdnn_offload");
+  auto Slow = run(Resnet, "models/vdnn_offload");
   CHECK(Slow->PredictedPeak < Slow->BaselinePeak);
   CHECK(Slow->PredictedNs > Slow->BaselineNs);
 }
