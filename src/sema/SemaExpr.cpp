@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include <regex>
-#include <tuple>
 
 using namespace dd;
 using namespace dd::sema;
@@ -364,26 +363,13 @@ Ty SemaImpl::binary(ast::Binary *B) {
   auto SetLike = [](Ty T) {
     return T.is(TypeKind::Set) || T.is(TypeKind::Task);
   };
-  auto BlockLike = [](Ty T) {
-    return T.is(TypeKind::BlockSet) || T.is(TypeKind::Block);
-  };
+  if (auto T = blockSetOp(B, L, R))
+    return *T;
   auto Fail = [&](const std::string &Why) {
     Diags.error(B->OpRange, Why);
     return Ty{};
   };
   const char *Op = ast::binaryOpSpelling(B->Op);
-  bool SetOp = B->Op == BinaryOp::Union || B->Op == BinaryOp::Intersect ||
-               B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub;
-  if (SetOp && (BlockLike(L) || BlockLike(R))) {
-    if ((!L.any() && !BlockLike(L)) || (!R.any() && !BlockLike(R)))
-      return Fail(std::string("'") + Op + "' combines block sets, not " +
-                  describe(BlockLike(L) ? R : L) +
-                  (SetLike(L) || SetLike(R) ? " (tasks and blocks do not mix; "
-                                              "t.allocs are the blocks a "
-                                              "task allocates)"
-                                            : ""));
-    return Ty::of(TypeKind::BlockSet);
-  }
   switch (B->Op) {
   case BinaryOp::Or:
   case BinaryOp::And:
@@ -445,28 +431,8 @@ Ty SemaImpl::binary(ast::Binary *B) {
     return {};
   case BinaryOp::Eq:
   case BinaryOp::Ne:
-    // In a predicate, a string property never equals these: most likely a
-    // variable hides a name like 'backward' or 'activation'.
-    for (auto [P, X, XE] : {std::tuple{B->Lhs, R, B->Rhs}, {B->Rhs, L, B->Lhs}}) {
-      auto *N = dyn_cast<ast::Name>(P);
-      if (!InPredicate || !N || N->Res.K != ast::Resolution::Property ||
-          bc::memberInfo(static_cast<bc::MemberId>(N->Res.Index)).Result !=
-              TypeKind::String)
-        continue;
-      if (!X.is(TypeKind::Set) && !X.is(TypeKind::BlockSet) &&
-          !X.is(TypeKind::Task) && !X.is(TypeKind::Block) &&
-          !X.is(TypeKind::Number) && !X.is(TypeKind::Bool) &&
-          !X.is(TypeKind::List) && !X.is(TypeKind::Function))
-        continue;
-      std::string Why = "'" + N->Ident + "' is a string; it never equals " +
-                        describe(X);
-      if (auto *XN = dyn_cast<ast::Name>(XE))
-        for (const auto &C : namedConstants())
-          if (C.first == XN->Ident)
-            Why += " ('" + XN->Ident + "' here is a variable, which hides "
-                   "the name \"" + C.second + "\")";
-      return Fail(Why);
-    }
+    if (!propertyComparable(B, L, R))
+      return {};
     if (L.is(TypeKind::Number) && R.is(TypeKind::Number) && L.D != R.D)
       return Fail("comparing " + describe(L) + " with " + describe(R) +
                   (R.D.plain() || L.D.plain() ? " (give the number a unit)"

@@ -90,6 +90,11 @@ private:
   void freeStmt(ast::FreeStmt *S);
   void offloadStmt(ast::OffloadStmt *S);
   Ty alloc(ast::Alloc *A);
+  /// |, &, + and - on block sets; nullopt when neither side is blocks.
+  std::optional<Ty> blockSetOp(ast::Binary *B, Ty L, Ty R);
+  /// False (after an error) for a string property compared, in a predicate,
+  /// with a value it can never equal.
+  bool propertyComparable(ast::Binary *B, Ty L, Ty R);
   void expectBlocks(ast::Expr *E, Ty T, const char *Role);
   /// A task point of a memory statement: a task, or (\p PerBlock) a
   /// function of a block.

@@ -8,9 +8,65 @@
 
 #include "sema/SemaImpl.h"
 
+#include <tuple>
+
 using namespace dd;
 using namespace dd::sema;
 using bc::TypeKind;
+using llvm::dyn_cast;
+
+std::optional<Ty> SemaImpl::blockSetOp(ast::Binary *B, Ty L, Ty R) {
+  using ast::BinaryOp;
+  auto BlockLike = [](Ty T) {
+    return T.is(TypeKind::BlockSet) || T.is(TypeKind::Block);
+  };
+  auto TaskLike = [](Ty T) {
+    return T.is(TypeKind::Set) || T.is(TypeKind::Task);
+  };
+  bool SetOp = B->Op == BinaryOp::Union || B->Op == BinaryOp::Intersect ||
+               B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub;
+  if (!SetOp || (!BlockLike(L) && !BlockLike(R)))
+    return std::nullopt;
+  if ((!L.any() && !BlockLike(L)) || (!R.any() && !BlockLike(R))) {
+    Diags.error(B->OpRange,
+                std::string("'") + ast::binaryOpSpelling(B->Op) +
+                    "' combines block sets, not " +
+                    describe(BlockLike(L) ? R : L) +
+                    (TaskLike(L) || TaskLike(R)
+                         ? " (tasks and blocks do not mix; t.allocs are the "
+                           "blocks a task allocates)"
+                         : ""));
+    return Ty{};
+  }
+  return Ty::of(TypeKind::BlockSet);
+}
+
+bool SemaImpl::propertyComparable(ast::Binary *B, Ty L, Ty R) {
+  // In a predicate, a string property never equals these: most likely a
+  // variable hides a name like 'backward' or 'activation'.
+  for (auto [P, X, XE] : {std::tuple{B->Lhs, R, B->Rhs}, {B->Rhs, L, B->Lhs}}) {
+    auto *N = dyn_cast<ast::Name>(P);
+    if (!InPredicate || !N || N->Res.K != ast::Resolution::Property ||
+        bc::memberInfo(static_cast<bc::MemberId>(N->Res.Index)).Result !=
+            TypeKind::String)
+      continue;
+    if (!X.is(TypeKind::Set) && !X.is(TypeKind::BlockSet) &&
+        !X.is(TypeKind::Task) && !X.is(TypeKind::Block) &&
+        !X.is(TypeKind::Number) && !X.is(TypeKind::Bool) &&
+        !X.is(TypeKind::List) && !X.is(TypeKind::Function))
+      continue;
+    std::string Why = "'" + N->Ident + "' is a string; it never equals " +
+                      describe(X);
+    if (auto *XN = dyn_cast<ast::Name>(XE))
+      for (const auto &C : namedConstants())
+        if (C.first == XN->Ident)
+          Why += " ('" + XN->Ident + "' here is a variable, which hides the "
+                 "name \"" + C.second + "\")";
+    Diags.error(B->OpRange, Why);
+    return false;
+  }
+  return true;
+}
 
 void SemaImpl::expectBlocks(ast::Expr *E, Ty T, const char *Role) {
   if (T.any() || T.is(TypeKind::BlockSet) || T.is(TypeKind::Block) ||

@@ -473,43 +473,6 @@ void Interpreter::opInsert(const Cursor &C) {
   Stack.resize(Stack.size() - N);
   push(insert(D, Clauses.data()));
 }
-void Interpreter::opResize(const Cursor &C) {
-  Value Amount = pop(), Target = pop();
-  resize(Target, Amount, C.operand(0) == 1);
-}
-void Interpreter::opFree(const Cursor &C) {
-  unsigned Bits = static_cast<unsigned>(C.operand(0));
-  Value Until;
-  if (Bits & bc::HasUntil)
-    Until = pop();
-  Value At = pop(), Target = pop();
-  freeBlocks(Target, At, Bits & bc::AtEnd,
-             (Bits & bc::HasUntil) ? &Until : nullptr);
-}
-void Interpreter::opOffload(const Cursor &C) {
-  unsigned Bits = static_cast<unsigned>(C.operand(0));
-  // Popped in reverse of the MemOperand order they were pushed in.
-  Value V[5];
-  const unsigned Order[5] = {bc::HasOn, bc::HasBandwidth, bc::HasPrefetchAfter,
-                             bc::HasPrefetchBefore, bc::HasPrefetchOn};
-  for (int I = 4; I >= 0; --I)
-    if (Bits & Order[I])
-      V[I] = pop();
-  Value After = pop(), Target = pop();
-  auto Given = [&](int I) { return (Bits & Order[I]) ? &V[I] : nullptr; };
-  offload(Target, {&After, Given(0), Given(1), Given(2), Given(3), Given(4)});
-}
-void Interpreter::opAlloc(const Cursor &C) {
-  unsigned Bits = static_cast<unsigned>(C.operand(0));
-  Value On, Until;
-  if (Bits & bc::HasOn)
-    On = pop();
-  if (Bits & bc::HasUntil)
-    Until = pop();
-  Value At = pop(), Size = pop();
-  push(alloc(Size, At, Bits, (Bits & bc::HasUntil) ? &Until : nullptr,
-             (Bits & bc::HasOn) ? &On : nullptr));
-}
 void Interpreter::opDepend(const Cursor &) {
   Value On = pop(), Waiter = pop();
   depend(Waiter, On);
