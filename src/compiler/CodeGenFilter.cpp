@@ -155,7 +155,8 @@ uint16_t CodeGen::filterMask(FilterBuilder &B, ast::Expr *E) {
 
 void CodeGen::select(ast::Select *S) {
   FilterBuilder B;
-  B.Program.Blocks = S->Kinds.front() == "block" || S->Kinds.front() == "blocks";
+  B.Program.Blocks =
+      S->Kinds.front() == "block" || S->Kinds.front() == "blocks";
   for (const std::string &K : S->Kinds)
     B.Program.KindMask |= bc::selectKindMask(K).value_or(0);
   if (S->Where)

@@ -101,11 +101,11 @@ void RunMemory::prepare(const trace::Trace &T, const graph::Graph &G,
   measuredTimes(G, MStart, MEnd);
   for (size_t I : Chosen) {
     const graph::Iteration &It = G.Iterations[I];
-    Measured = std::max(
-        Measured, memory::peakIn(M->measured(Pool),
-                                 measuredPointTime(G, It.Begin, MEnd),
-                                 measuredPointTime(G, It.End, MEnd))
-                      .Bytes);
+    Measured =
+        std::max(Measured, memory::peakIn(M->measured(Pool),
+                                          measuredPointTime(G, It.Begin, MEnd),
+                                          measuredPointTime(G, It.End, MEnd))
+                               .Bytes);
   }
   Baseline = peak(M->profile({Base.Start, Base.End}), G, Base);
 

@@ -15,7 +15,7 @@ using bc::TypeKind;
 namespace {
 /// Resolution indexes of builtin values (see the compiler).
 constexpr uint32_t BuiltinValueBase = 0x8000; ///< + BuiltinId, called at once
-constexpr uint32_t PhaseConstBase = 0x4000; ///< + index into namedConstants()
+constexpr uint32_t PhaseConstBase = 0x4000;   ///< + index into namedConstants()
 } // namespace
 
 const Symbol *SemaImpl::lookup(const std::string &Name, ast::Resolution &Res,
@@ -130,15 +130,16 @@ Ty SemaImpl::name(ast::Name *N) {
       Msg += " (block properties like '" + N->Ident +
              "' are names only inside 'select block where')";
   } else {
-    TypeKind Other = PredOwner == TypeKind::Task ? TypeKind::Block
-                                                 : TypeKind::Task;
+    TypeKind Other =
+        PredOwner == TypeKind::Task ? TypeKind::Block : TypeKind::Task;
     if (auto M = bc::lookupMember(Other, N->Ident);
         M && (bc::memberInfo(*M).Flags & bc::Prop))
-      Msg += Other == TypeKind::Block
-                 ? " ('" + N->Ident + "' is a property of blocks: select "
-                   "block where ...)"
-                 : " ('" + N->Ident + "' is a property of tasks, not of "
-                   "blocks)";
+      Msg += Other == TypeKind::Block ? " ('" + N->Ident +
+                                            "' is a property of blocks: select "
+                                            "block where ...)"
+                                      : " ('" + N->Ident +
+                                            "' is a property of tasks, not of "
+                                            "blocks)";
   }
   std::string Best = closestMatch(N->Ident, Cands);
   if (!Best.empty())
@@ -466,7 +467,8 @@ Ty SemaImpl::binary(ast::Binary *B) {
         !R.is(TypeKind::Range) && !R.is(TypeKind::String) &&
         !R.is(TypeKind::BlockSet))
       return Fail("'in' needs a list, a range, a task set, a block set or a "
-                  "string on its right, not " + describe(R));
+                  "string on its right, not " +
+                  describe(R));
     return Ty::of(TypeKind::Bool);
   }
   return {};

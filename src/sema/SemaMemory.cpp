@@ -55,13 +55,15 @@ bool SemaImpl::propertyComparable(ast::Binary *B, Ty L, Ty R) {
         !X.is(TypeKind::Number) && !X.is(TypeKind::Bool) &&
         !X.is(TypeKind::List) && !X.is(TypeKind::Function))
       continue;
-    std::string Why = "'" + N->Ident + "' is a string; it never equals " +
-                      describe(X);
+    std::string Why =
+        "'" + N->Ident + "' is a string; it never equals " + describe(X);
     if (auto *XN = dyn_cast<ast::Name>(XE))
       for (const auto &C : namedConstants())
         if (C.first == XN->Ident)
-          Why += " ('" + XN->Ident + "' here is a variable, which hides the "
-                 "name \"" + C.second + "\")";
+          Why += " ('" + XN->Ident +
+                 "' here is a variable, which hides the "
+                 "name \"" +
+                 C.second + "\")";
     Diags.error(B->OpRange, Why);
     return false;
   }
@@ -109,13 +111,14 @@ void SemaImpl::resizeStmt(ast::ResizeStmt *S) {
   if (S->To && Amount.D != Dim::bytes())
     Diags.error(S->Amount->Range,
                 "'resize ... to' sets sizes: expected a size (like 64MB), "
-                "got " + describe(Amount) +
+                "got " +
+                    describe(Amount) +
                     (Amount.D.plain() ? " (to scale sizes write 'by')" : ""));
   if (!S->To && !Amount.D.plain())
-    Diags.error(S->Amount->Range,
-                "'by' takes a plain factor, got " + describe(Amount) +
-                    (Amount.D == Dim::bytes() ? " (to set sizes write 'to')"
-                                              : ""));
+    Diags.error(
+        S->Amount->Range,
+        "'by' takes a plain factor, got " + describe(Amount) +
+            (Amount.D == Dim::bytes() ? " (to set sizes write 'to')" : ""));
   if (auto *N = llvm::dyn_cast<ast::NumberLit>(S->Amount))
     if (N->Value < 0)
       Diags.error(S->Amount->Range, S->To ? "a size cannot be negative"

@@ -84,12 +84,12 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   for (const std::string &K : *Known)
     List += (List.empty() ? "" : ", ") + K;
   std::string Plural = N->Ident == "class" ? "classes" : N->Ident + "s";
-  Diags.error(S->Range, std::string(PredOwner == TypeKind::Block ? "no block"
-                                                                 : "no task") +
-                            " has " + N->Ident + " \"" + S->Value +
-                            "\" (" + Plural + ": " + List + ")" +
-                            (Best.empty() ? ""
-                                          : "; did you mean \"" + Best + "\"?"));
+  Diags.error(
+      S->Range,
+      std::string(PredOwner == TypeKind::Block ? "no block" : "no task") +
+          " has " + N->Ident + " \"" + S->Value + "\" (" + Plural + ": " +
+          List + ")" +
+          (Best.empty() ? "" : "; did you mean \"" + Best + "\"?"));
 }
 
 SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
@@ -204,10 +204,9 @@ Ty SemaImpl::select(ast::Select *S) {
     }
     if (Blocks || bc::selectKindMask(S->Kinds[I]))
       continue;
-    std::vector<std::string> Kinds = {"task",   "gpu",        "kernel",
-                                      "comm",   "memcpy",     "memset",
-                                      "cpu",    "cpu_op",     "annotation",
-                                      "runtime", "block"};
+    std::vector<std::string> Kinds = {
+        "task", "gpu",    "kernel",     "comm",    "memcpy", "memset",
+        "cpu",  "cpu_op", "annotation", "runtime", "block"};
     std::string Best = closestMatch(S->Kinds[I], Kinds);
     Diags.error(S->KindRanges[I],
                 "cannot select '" + S->Kinds[I] + "' (kinds: " +

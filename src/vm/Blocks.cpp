@@ -110,10 +110,10 @@ std::string Interpreter::showBlock(BlockId B) {
     Where = ", added";
   else
     Where = ", before the trace";
-  return fmt::format("block #{} {} {}{}", B,
-                     formatQuantity(static_cast<double>(M.Size[B]),
-                                    Dim::bytes()),
-                     memory::blockClassName(M.Class[B]), Where);
+  return fmt::format(
+      "block #{} {} {}{}", B,
+      formatQuantity(static_cast<double>(M.Size[B]), Dim::bytes()),
+      memory::blockClassName(M.Class[B]), Where);
 }
 
 Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
@@ -159,9 +159,8 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
       case MemberId::BlockSet_last:
         if (L.empty())
           return Value::none();
-        return Value::id(VKind::Block, Id == MemberId::BlockSet_first
-                                           ? L.front()
-                                           : L.back());
+        return Value::id(VKind::Block,
+                         Id == MemberId::BlockSet_first ? L.front() : L.back());
       case MemberId::BlockSet_bytes: {
         int64_t Sum = 0;
         for (BlockId B : L)
@@ -178,7 +177,8 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
         std::vector<Value> Items;
         llvm::BitVector Seen(G.Layers.size());
         for (BlockId B : L)
-          if (M.AllocLayer[B] != graph::NoLayer && !Seen.test(M.AllocLayer[B])) {
+          if (M.AllocLayer[B] != graph::NoLayer &&
+              !Seen.test(M.AllocLayer[B])) {
             Seen.set(M.AllocLayer[B]);
             Items.push_back(Value::id(VKind::Layer, M.AllocLayer[B]));
           }

@@ -39,8 +39,8 @@ static std::vector<Value> elements(Interpreter &I, const Value &V,
     return Out;
   }
   default:
-    fail(std::string(Role) + " takes a list, a range, a task set or a block "
-                             "set, not " +
+    fail(std::string(Role) +
+         " takes a list, a range, a task set or a block set, not " +
          describeValue(V));
   }
 }

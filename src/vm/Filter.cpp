@@ -216,7 +216,8 @@ private:
     case Col::Phase: return graph::phaseName(static_cast<graph::Phase>(Id));
     case Col::Layer: return Id == NoId ? "" : G.Layers[Id].Name;
     case Col::Res: return Id == NoId ? "" : G.Resources[Id].Name;
-    case Col::Task: return Id == NoId ? "" : std::string(G.name(Id));
+    case Col::Task:
+      return Id == NoId ? "" : std::string(G.name(Id));
     default: return "";
     }
   }
@@ -228,7 +229,8 @@ private:
     case VKind::String: return Id != NoId && nameOf(Ty, Id) == V.as<StringObj>()->S;
     case VKind::Layer: return Ty == Col::Layer && Id == V.asId();
     case VKind::Resource: return Ty == Col::Res && Id == V.asId();
-    case VKind::Task: return Ty == Col::Task && Id == V.asId();
+    case VKind::Task:
+      return Ty == Col::Task && Id == V.asId();
     case VKind::Number:
       return Ty == Col::Res && Id != NoId &&
              static_cast<double>(G.Resources[Id].Id) == V.asNumber();

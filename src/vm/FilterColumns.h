@@ -19,7 +19,17 @@ class Interpreter;
 namespace dd::vm::filter {
 
 /// Str ids are the graph's string pool; Task ids are task ids.
-enum class Col : uint8_t { Num, Str, Kind, Phase, Layer, Res, Bool, Const, Task };
+enum class Col : uint8_t {
+  Num,
+  Str,
+  Kind,
+  Phase,
+  Layer,
+  Res,
+  Bool,
+  Const,
+  Task
+};
 constexpr uint32_t NoId = ~0u;
 
 struct Node {

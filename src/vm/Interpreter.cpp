@@ -392,8 +392,7 @@ void Interpreter::opIterInit(const Cursor &C) {
   if (Src.is(VKind::BlockSet)) {
     // Blocks in allocation order, fixed when the loop starts.
     std::vector<Value> Items;
-    for (memory::BlockId B :
-         blocksInOrder(Src.as<BlockSetObj>()->Bits))
+    for (memory::BlockId B : blocksInOrder(Src.as<BlockSetObj>()->Bits))
       Items.push_back(Value::id(VKind::Block, B));
     Src = Value::list(std::move(Items));
   }

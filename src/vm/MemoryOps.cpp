@@ -34,7 +34,8 @@ namespace {
 /// The trace time of a point of a traced task; NoTime for an inserted one
 /// (its time is known only once simulated).
 int64_t tracedTime(const graph::Graph &G, TaskPoint P) {
-  if (G.MeasuredStart[P.Task] == NoTime || (G.Flags[P.Task] & graph::TF_Inserted))
+  if (G.MeasuredStart[P.Task] == NoTime ||
+      (G.Flags[P.Task] & graph::TF_Inserted))
     return NoTime;
   return G.MeasuredStart[P.Task] + (P.AtEnd ? G.MeasuredDur[P.Task] : 0);
 }
@@ -67,8 +68,9 @@ int64_t freeTime(const graph::Graph &G, const MemoryModel &M, BlockId B) {
 }
 
 std::string pointText(const graph::Graph &G, TaskPoint P) {
-  return fmt::format("{} task #{} \"{}\"", P.AtEnd ? "the end of" : "the start of",
-                     P.Task, G.name(P.Task));
+  return fmt::format("{} task #{} \"{}\"",
+                     P.AtEnd ? "the end of" : "the start of", P.Task,
+                     G.name(P.Task));
 }
 
 } // namespace
@@ -76,18 +78,16 @@ std::string pointText(const graph::Graph &G, TaskPoint P) {
 /// One task point per block: \p V is a task, a one-task set, or a function
 /// that gives one for a block (called for every block before any change).
 /// With \p Optional, none is allowed and gives NoTask.
-static std::vector<TaskPoint> pointsFor(Interpreter &I,
-                                        const std::vector<BlockId> &Blocks,
-                                        const Value &V, bool AtEnd,
-                                        const char *Clause,
-                                        bool Optional = false) {
+static std::vector<TaskPoint>
+pointsFor(Interpreter &I, const std::vector<BlockId> &Blocks, const Value &V,
+          bool AtEnd, const char *Clause, bool Optional = false) {
   const graph::Graph &G = I.graph();
   auto Check = [&](const Value &X, BlockId B) -> TaskId {
     if (X.is(VKind::None)) {
       if (Optional)
         return NoTask;
-      fail(fmt::format("'{}' gave none for block #{} (it needs a task)",
-                       Clause, B));
+      fail(fmt::format("'{}' gave none for block #{} (it needs a task)", Clause,
+                       B));
     }
     TaskId T = I.toTask(X, Clause);
     if (T >= G.numTasks())
@@ -229,14 +229,15 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   graph::ResourceId OutOn = StreamOf(A.On), InOn = StreamOf(A.PrefetchOn);
   bool Prefetch = A.PrefetchBefore != nullptr;
 
-  std::vector<TaskPoint> Out = pointsFor(*this, Blocks, *A.After, true, "after");
+  std::vector<TaskPoint> Out =
+      pointsFor(*this, Blocks, *A.After, true, "after");
   std::vector<TaskPoint> Ahead, Back;
   if (A.PrefetchAfter)
     Ahead = pointsFor(*this, Blocks, *A.PrefetchAfter, true, "prefetch after",
                       /*Optional=*/true);
   if (Prefetch)
-    Back = pointsFor(*this, Blocks, *A.PrefetchBefore, false,
-                     "prefetch before");
+    Back =
+        pointsFor(*this, Blocks, *A.PrefetchBefore, false, "prefetch before");
 
   // Check every block before changing anything.
   for (size_t I = 0; I < Blocks.size(); ++I) {
@@ -273,8 +274,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   // point (after the copy out, and after 'prefetch after' when given).
   auto AddCopy = [&](const char *Name, graph::ResourceId S, BlockId B,
                      TaskId From, int64_t Key) {
-    int64_t Ns = static_cast<int64_t>(
-        std::ceil(static_cast<double>(M.Size[B]) / Bw));
+    int64_t Ns =
+        static_cast<int64_t>(std::ceil(static_cast<double>(M.Size[B]) / Bw));
     TaskId X = G.addTask(graph::TaskKind::Memcpy, Name, S, Ns);
     G.Flags[X] |= graph::TF_Inserted;
     G.Bytes[X] = M.Size[B];
@@ -296,8 +297,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   for (size_t I = 0; I < Blocks.size(); ++I) {
     BlockId B = Blocks[I];
     int32_t Dev = M.Pools[M.PoolOf[B]].DeviceId;
-    graph::ResourceId S1 = OutOn != graph::NoResource ? OutOn
-                                                      : copyStream(G, Dev, true);
+    graph::ResourceId S1 =
+        OutOn != graph::NoResource ? OutOn : copyStream(G, Dev, true);
     int64_t OutKey = KeyOf(Out[I]);
     TaskId ToHost = AddCopy("offload DtoH", S1, B, Out[I].Task, OutKey);
     Edge(Out[I].Task, ToHost);
@@ -306,12 +307,11 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
         fail(llvm::toString(std::move(E)));
       continue;
     }
-    graph::ResourceId S2 = InOn != graph::NoResource
-                               ? InOn
-                               : copyStream(G, Dev, false);
+    graph::ResourceId S2 =
+        InOn != graph::NoResource ? InOn : copyStream(G, Dev, false);
     bool HasAhead = !Ahead.empty() && Ahead[I].Task != NoTask;
-    int64_t InKey = HasAhead ? std::max(OutKey + 1, KeyOf(Ahead[I]))
-                             : OutKey + 1;
+    int64_t InKey =
+        HasAhead ? std::max(OutKey + 1, KeyOf(Ahead[I])) : OutKey + 1;
     TaskId ToDevice = AddCopy("prefetch HtoD", S2, B, Back[I].Task, InKey);
     Edge(ToHost, ToDevice);
     if (HasAhead)
@@ -375,10 +375,9 @@ Value Interpreter::alloc(const Value &Size, const Value &At, unsigned Bits,
   if (F) {
     int64_t A = tracedTime(G, P), E = tracedTime(G, *F);
     if (A != NoTime && E != NoTime && E <= A)
-      fail(fmt::format("free before alloc: {} is {} before {}",
-                       pointText(G, *F),
-                       formatQuantity(double(A - E), Dim::duration()),
-                       pointText(G, P)));
+      fail(fmt::format(
+          "free before alloc: {} is {} before {}", pointText(G, *F),
+          formatQuantity(double(A - E), Dim::duration()), pointText(G, P)));
   }
   auto B = M.addBlock(G, Pool, std::llround(Bytes), P, F);
   if (!B)
@@ -403,10 +402,10 @@ Value Interpreter::peak(bool Baseline) {
   auto R = sim::simulate(G, &Result.Policy);
   if (!R)
     fail("cannot simulate: " + llvm::toString(R.takeError()));
-  return Value::number(static_cast<double>(iterationPeak(
-                           M, Env.MemPool, G, *R,
-                           G.Iterations[Env.ReportIteration])),
-                       Dim::bytes());
+  return Value::number(
+      static_cast<double>(iterationPeak(M, Env.MemPool, G, *R,
+                                        G.Iterations[Env.ReportIteration])),
+      Dim::bytes());
 }
 
 // --- Instructions -----------------------------------------------------------

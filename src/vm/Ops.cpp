@@ -227,7 +227,8 @@ bool Interpreter::equal(const Value &A, const Value &B) {
   case VKind::Resource: return A.asId() == B.asId();
   case VKind::Set: return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
   case VKind::BlockSet: {
-    llvm::BitVector X = A.as<BlockSetObj>()->Bits, Y = B.as<BlockSetObj>()->Bits;
+    llvm::BitVector X = A.as<BlockSetObj>()->Bits,
+                    Y = B.as<BlockSetObj>()->Bits;
     X.resize(numBlocks());
     Y.resize(numBlocks());
     return X == Y;

@@ -79,10 +79,10 @@ struct ChangeStats {
   /// Change of summed task time by phase (ns): faster is negative.
   std::array<int64_t, graph::NumPhases> MovedByPhase{};
   // Memory blocks.
-  uint64_t Resized = 0;    ///< blocks whose size a resize set
-  uint64_t Freed = 0;      ///< blocks a free statement moved the free of
-  uint64_t Offloaded = 0;  ///< blocks an offload took off the device
-  uint64_t Allocated = 0;  ///< blocks an alloc added
+  uint64_t Resized = 0;   ///< blocks whose size a resize set
+  uint64_t Freed = 0;     ///< blocks a free statement moved the free of
+  uint64_t Offloaded = 0; ///< blocks an offload took off the device
+  uint64_t Allocated = 0; ///< blocks an alloc added
   bool changedMemory() const {
     return Resized || Freed || Offloaded || Allocated;
   }

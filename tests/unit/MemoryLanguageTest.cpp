@@ -59,8 +59,8 @@ std::unique_ptr<Run> run(const char *Rel, const std::string &Source,
   if (Source.rfind("std.", 0) == 0)
     Text = "import " + Source;
   else if (Source.rfind("models/", 0) == 0)
-    Text = "import \"" + std::string(DD_MODELS_DIR) + Source.substr(6) +
-           ".dd\"";
+    Text =
+        "import \"" + std::string(DD_MODELS_DIR) + Source.substr(6) + ".dd\"";
   auto Model = compiler::compileSource("test.dd", Text, Opts, SM, Diags);
   REQUIRE_MESSAGE(Model.has_value(), renderDiagnostics(SM, Diags));
   vm::RunEnv Env;
@@ -89,8 +89,8 @@ TEST_CASE("memory language: resize equals scaleBlocks, byte for byte") {
   // The same what-if through the C++ API, on a fresh block table.
   auto ByApi = run(Resnet, "");
   ByApi->M.reset();
-  REQUIRE(!ByApi->M.scaleBlocks(
-      ByApi->M.blocksOfClass(BlockClass::Activation), 0.5));
+  REQUIRE(!ByApi->M.scaleBlocks(ByApi->M.blocksOfClass(BlockClass::Activation),
+                                0.5));
   CHECK(ByModel->M.Size == ByApi->M.Size);
   auto R = sim::simulate(ByApi->G);
   REQUIRE(static_cast<bool>(R));
@@ -103,8 +103,7 @@ TEST_CASE("memory language: resize equals scaleBlocks, byte for byte") {
 TEST_CASE("memory language: AMP (activations halved) lowers the peak") {
   // Every training trace with memory records: the peak is in backward,
   // where activations are live.
-  for (const char *Rel :
-       {Resnet, "hta/ddp2_v100_df_index_resolver.json.gz"}) {
+  for (const char *Rel : {Resnet, "hta/ddp2_v100_df_index_resolver.json.gz"}) {
     CAPTURE(Rel);
     auto R = run(Rel, "std.amp");
     CHECK(R->PredictedPeak < R->BaselinePeak);
