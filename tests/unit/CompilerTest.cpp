@@ -173,3 +173,48 @@ TEST_CASE("every opcode has a name and a consistent size") {
     CHECK(bc::instructionSize(Op) == Size);
   }
 }
+
+TEST_CASE("memory statements push their clauses in MemOperand order") {
+  CHECK_EQ(disasm("let b = select block where class == activation and "
+                  "layer.index < 3\n"
+                  "let t = select kernel\n"
+                  "free b after t until t\n"
+                  "offload b after t bandwidth 1GBps prefetch before t\n"),
+           R"(
+; ddscript bytecode, format 2
+global 0 b
+global 1 t
+
+function 0 <module <main>> (params 0, required 0, locals 0, captures 0)
+  const 0 "activation"
+  const 1 3
+  const 2 1.00 GB/s
+  filter 0 blocks captures 2: class == activation and layer.index < 3
+    %0 = prop class
+    %1 = capture #0
+    %2 = compare %0 == %1
+    %3 = layer.prop index
+    %4 = capture #1
+    %5 = compare %3 < %4
+    %6 = and %2 %5
+  filter 1 kinds 0x08 captures 0: 
+    %0 = true
+     0000 Const 0  ; "activation"
+     0003 Const 1  ; 3
+     0006 Select 0 2
+     0010 StoreGlobal 0  ; b
+     0013 Select 1 0
+     0017 StoreGlobal 1  ; t
+     0020 LoadGlobal 0  ; b
+     0023 LoadGlobal 1  ; t
+     0026 LoadGlobal 1  ; t
+     0029 Free 3
+     0031 LoadGlobal 0  ; b
+     0034 LoadGlobal 1  ; t
+     0037 Const 2  ; 1.00 GB/s
+     0040 LoadGlobal 1  ; t
+     0043 Offload 81
+     0045 PushNone
+     0046 Return
+)");
+}
