@@ -147,9 +147,12 @@ std::string RunMemory::text() const {
   if (!M)
     return "memory     no peak predicted: " + Why + "\n";
   std::string S = fmt::format(
-      "memory     {} peak: measured {}, baseline replay {}, predicted {} "
+      "memory     {} peak{}: measured {}, baseline replay {}, predicted {} "
       "({})\n",
-      M->Pools[Pool].label(), peakBytes(Measured), peakBytes(Baseline),
+      M->Pools[Pool].label(),
+      Chosen.size() > 1 ? fmt::format(" over {} iterations", Chosen.size())
+                        : std::string(),
+      peakBytes(Measured), peakBytes(Baseline),
       peakBytes(Predicted),
       formatPercent(Baseline ? double(Predicted - Baseline) / double(Baseline)
                              : 0.0,
