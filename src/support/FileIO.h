@@ -5,6 +5,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <string_view>
 
 namespace dd {
 
@@ -14,6 +15,10 @@ namespace dd {
 /// blocks (simdjson) can use it in place.
 llvm::Expected<std::string> readFileMaybeGzip(const std::string &Path,
                                               size_t Padding = 64);
+
+/// Writes \p Data to \p Path, replacing the file. Errors say what failed
+/// ("cannot write: Permission denied").
+llvm::Error writeFile(const std::string &Path, std::string_view Data);
 
 /// True when \p Data starts with the gzip magic bytes.
 bool isGzip(std::string_view Data);
