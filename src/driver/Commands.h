@@ -20,6 +20,8 @@ struct TraceOptions {
   unsigned Diverging = 0;
   /// memory: how many of the largest blocks live at the peak to list.
   unsigned Top = 10;
+  /// replay, run: write a Chrome-trace timeline / an HTML report here.
+  std::string TimelinePath, ReportPath;
 };
 
 int runInspect(const TraceOptions &O);

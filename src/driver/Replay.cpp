@@ -2,6 +2,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
+#include "driver/Outputs.h"
 #include "driver/Session.h"
 #include "sim/CriticalPath.h"
 
@@ -240,6 +241,9 @@ int dd::driver::runReplay(const TraceOptions &O) {
     reportError(O.TracePath, llvm::toString(Chosen.takeError()));
     return ExitBadInput;
   }
+  std::optional<memory::MemoryModel> Mem;
+  if (wantsOutputs(O))
+    Mem = memoryForOutputs(*T, *G);
   auto R = sim::simulate(*G);
   if (!R) {
     reportError(O.TracePath, llvm::toString(R.takeError()));
@@ -268,5 +272,13 @@ int dd::driver::runReplay(const TraceOptions &O) {
     printJson(*G, Reports);
   else
     printText(O.TracePath, *G, Stats, Reports, defaultIteration(*G));
-  return ExitOk;
+  if (!wantsOutputs(O))
+    return ExitOk;
+  report::RunData D;
+  D.G = &*G;
+  D.Command = "replay";
+  D.Measured = measuredSchedule(*G, MStart, MEnd);
+  D.Replayed = simulatedSchedule("replayed", *G, *R);
+  D.Memory = Mem ? &*Mem : nullptr;
+  return writeOutputs(O, *T, *Chosen, D);
 }

@@ -1,0 +1,78 @@
+//===- Outputs.cpp - --timeline and --report for replay and run -----------===//
+
+#include "driver/Outputs.h"
+
+#include "driver/Session.h"
+#include "sim/Simulator.h"
+#include "support/FileIO.h"
+
+using namespace dd;
+using namespace dd::driver;
+
+std::optional<memory::MemoryModel>
+dd::driver::memoryForOutputs(const trace::Trace &T, const graph::Graph &G) {
+  bool Device = false;
+  for (const trace::MemoryRecord &M : T.Memory)
+    Device |= M.DeviceType != 0 && M.Bytes != 0;
+  if (!Device)
+    return std::nullopt;
+  auto M = memory::MemoryModel::build(T, G);
+  if (!M) {
+    // No record inside the replayed window: nothing to draw.
+    llvm::consumeError(M.takeError());
+    return std::nullopt;
+  }
+  if (!M->hasDeviceRecords())
+    return std::nullopt;
+  return std::move(*M);
+}
+
+report::Schedule dd::driver::measuredSchedule(const graph::Graph &G,
+                                              const std::vector<int64_t> &Start,
+                                              const std::vector<int64_t> &End) {
+  report::Schedule S;
+  S.Label = "measured";
+  S.Start = Start;
+  S.End = End;
+  for (const graph::Iteration &It : G.Iterations)
+    S.Iterations.push_back({measuredPointTime(G, It.Begin, End),
+                            measuredPointTime(G, It.End, End)});
+  return S;
+}
+
+report::Schedule dd::driver::simulatedSchedule(std::string Label,
+                                               const graph::Graph &G,
+                                               const sim::SimResult &R) {
+  report::Schedule S;
+  S.Label = std::move(Label);
+  S.Start = R.Start;
+  S.End = R.End;
+  S.Sim = &R;
+  for (const graph::Iteration &It : G.Iterations)
+    S.Iterations.push_back(
+        {sim::pointTime(G, R, It.Begin), sim::pointTime(G, R, It.End)});
+  return S;
+}
+
+int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
+                             const std::vector<size_t> &Reported,
+                             report::RunData &D) {
+  D.TracePath = O.TracePath;
+  D.Reported = Reported;
+  D.SteadyState = defaultIteration(*D.G);
+  for (const trace::DeviceInfo &Dev : T.Devices)
+    D.DeviceMemory.push_back({Dev.Id, Dev.TotalGlobalMem});
+  auto Write = [&](const std::string &Path, const std::string &Text) {
+    if (auto E = writeFile(Path, Text)) {
+      reportError(Path, llvm::toString(std::move(E)));
+      return false;
+    }
+    return true;
+  };
+  if (!O.TimelinePath.empty() &&
+      !Write(O.TimelinePath, report::renderTimeline(D)))
+    return ExitBadInput;
+  if (!O.ReportPath.empty() && !Write(O.ReportPath, report::renderHtml(D)))
+    return ExitBadInput;
+  return ExitOk;
+}
