@@ -5,7 +5,9 @@
 // like), from the thread (autograd threads run backward), and otherwise from
 // the task's position in its iteration: before the first backward task is
 // forward, after the last one optimizer (when the trace names no optimizer
-// step). Layers are nn.Module ranges when the trace has them; otherwise each
+// step). Layers are nn.Module ranges when the trace has them (Python frames
+// of the PyTorch profiler, or NVTX ranges "nn.Module: NAME" and
+// "nn.Module: NAME (backward)" of ddscript's helper); otherwise each
 // top-level forward operator is a layer ("conv2d#3": the third conv2d call
 // of the iteration's forward pass, so that data-loading calls that vary
 // between iterations do not shift the numbering). Backward operators join
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 using namespace dd;
 using namespace dd::graph;
@@ -39,6 +42,17 @@ static bool containsLower(std::string_view S, std::string_view Needle) {
 static Phase phaseOfName(TaskKind K, std::string_view N) {
   if (startsWith(N, "autograd::engine::evaluate_function"))
     return Phase::Backward;
+  // Older traces name autograd nodes bare: "CudnnConvolutionBackward",
+  // "AddBackward0", "torch::autograd::AccumulateGrad".
+  if (K == TaskKind::CpuOp) {
+    std::string_view Stem = N;
+    while (!Stem.empty() && std::isdigit(static_cast<unsigned char>(Stem.back())))
+      Stem.remove_suffix(1);
+    if ((Stem.size() > 8 && Stem.substr(Stem.size() - 8) == "Backward" &&
+         !startsWith(N, "aten::")) ||
+        startsWith(N, "torch::autograd::"))
+      return Phase::Backward;
+  }
   if (startsWith(N, "Optimizer.step#") || N == "## optimizer ##")
     return Phase::Optimizer;
   if (startsWith(N, "Optimizer.zero_grad#") || N == "## zero_grad ##")
@@ -140,6 +154,25 @@ static void assignPhases(BuildContext &C) {
       G.PhaseOf[X] = G.PhaseOf[G.Launcher[X]];
 }
 
+/// The module that event \p E is a range of, if it is one.
+static std::optional<std::string_view> moduleOf(const trace::Trace &T,
+                                                EventId E) {
+  std::string_view N = T.name(E);
+  bool Named = startsWith(N, "nn.Module: ");
+  if (Named)
+    N.remove_prefix(11);
+  if (T.Kind[E] == trace::EventKind::PythonFunction)
+    return N;
+  if (T.Kind[E] != trace::EventKind::Marker || !Named)
+    return std::nullopt;
+  // Backward ranges join the layer of their forward range.
+  constexpr std::string_view Backward = " (backward)";
+  if (N.size() > Backward.size() &&
+      N.substr(N.size() - Backward.size()) == Backward)
+    N.remove_suffix(Backward.size());
+  return N;
+}
+
 static void assignLayers(BuildContext &C) {
   Graph &G = C.G;
   const trace::Trace &T = C.T;
@@ -155,8 +188,7 @@ static void assignLayers(BuildContext &C) {
 
   bool HaveModules = false;
   for (TaskId X = 0; X < G.numTasks(); ++X)
-    if (G.Event[X] != ~0u &&
-        T.Kind[G.Event[X]] == trace::EventKind::PythonFunction)
+    if (!G.isGpu(X) && G.Event[X] != ~0u && moduleOf(T, G.Event[X]))
       HaveModules = true;
 
   if (HaveModules) {
@@ -164,11 +196,11 @@ static void assignLayers(BuildContext &C) {
       if (G.isGpu(X))
         continue;
       EventId E = G.Event[X];
-      if (E != ~0u && T.Kind[E] == trace::EventKind::PythonFunction) {
-        std::string_view N = G.name(X);
-        if (startsWith(N, "nn.Module: "))
-          N.remove_prefix(11);
-        G.LayerOf[X] = LayerFor(std::string(N));
+      std::optional<std::string_view> Module;
+      if (E != ~0u)
+        Module = moduleOf(T, E);
+      if (Module) {
+        G.LayerOf[X] = LayerFor(std::string(*Module));
       } else if (G.Parent[X] != NoTask) {
         G.LayerOf[X] = G.LayerOf[G.Parent[X]];
       }
@@ -214,8 +246,11 @@ static void assignLayers(BuildContext &C) {
     if (G.isGpu(X) || G.Event[X] == ~0u || G.PhaseOf[X] != Phase::Forward)
       continue;
     EventId E = G.Event[X];
+    // Operators that create no autograd node (a buffer's in-place add)
+    // record the current sequence number too; the node's creator is the
+    // last operator to record it.
     if (T.SeqNumber[E] != trace::NoValue && T.FwdThread[E] <= 0)
-      ForwardBySeq.try_emplace(T.SeqNumber[E], X);
+      ForwardBySeq[T.SeqNumber[E]] = X;
   }
   for (TaskId X = 0; X < G.numTasks(); ++X) {
     if (G.isGpu(X) || G.PhaseOf[X] != Phase::Backward)
@@ -231,6 +266,31 @@ static void assignLayers(BuildContext &C) {
     }
     if (G.LayerOf[X] == NoLayer && G.Parent[X] != NoTask)
       G.LayerOf[X] = G.LayerOf[G.Parent[X]];
+  }
+  // Gradient accumulation has no forward operator: it belongs to the layer
+  // whose backward produced the gradient, the layered backward operator
+  // that ran before it on its thread.
+  llvm::DenseMap<ResourceId, LayerId> LastBackwardLayer;
+  auto IsAccumulate = [&](TaskId X) {
+    std::string_view N = G.name(X);
+    return N.size() >= 14 && N.substr(N.size() - 14) == "AccumulateGrad";
+  };
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (G.isGpu(X) || G.PhaseOf[X] != Phase::Backward)
+      continue;
+    ResourceId Thread = G.isContainer(X) ? G.Res[G.FirstLeaf[X]] : G.Res[X];
+    if (G.LayerOf[X] == NoLayer) {
+      if (G.Parent[X] != NoTask && G.LayerOf[G.Parent[X]] != NoLayer)
+        G.LayerOf[X] = G.LayerOf[G.Parent[X]];
+      else if (IsAccumulate(X)) {
+        auto It = LastBackwardLayer.find(Thread);
+        if (It != LastBackwardLayer.end())
+          G.LayerOf[X] = It->second;
+      }
+    } else if (!IsAccumulate(X) &&
+               (G.Parent[X] == NoTask || !IsAccumulate(G.Parent[X]))) {
+      LastBackwardLayer[Thread] = G.LayerOf[X];
+    }
   }
   for (TaskId X = 0; X < G.numTasks(); ++X)
     if (G.isGpu(X) && G.Launcher[X] != NoTask)

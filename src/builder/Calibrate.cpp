@@ -47,7 +47,10 @@ struct Calibrator {
   int64_t TypWake = 5000, TypWakeCpu = 50000;
   llvm::StringMap<int64_t> TypIntrinsic;
 
-  explicit Calibrator(BuildContext &C) : C(C), G(C.G), N(C.G.numTasks()) {}
+  explicit Calibrator(BuildContext &C)
+      : C(C), G(C.G), N(C.G.numTasks()),
+        Typical(C.Opts.Delays == BuildOptions::Calibration::Typical) {}
+  bool Typical;
 
   int64_t srcTime(const Edge &E) const {
     return fromStart(E.At) ? C.mStart(E.Src) : C.mEnd(E.Src);
@@ -267,9 +270,12 @@ void Calibrator::endSide(TaskId X) {
     if (!toEnd(Ed.At) || Drop[EI])
       continue;
     int64_t Slack = E - srcTime(Ed); // >= -Tolerance, see above
-    Ed.Delay = Waited && static_cast<int64_t>(EI) == BestEdge
-                   ? Slack
-                   : std::min(typicalFor(Ed), Slack);
+    if (Typical)
+      Ed.Delay = typicalFor(Ed);
+    else
+      Ed.Delay = Waited && static_cast<int64_t>(EI) == BestEdge
+                     ? Slack
+                     : std::min(typicalFor(Ed), Slack);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "builder/BuilderImpl.h"
 
 #include "support/Error.h"
+#include "trace/Sizes.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -65,13 +66,15 @@ static std::optional<int64_t> profilerStepNumber(std::string_view Name) {
 }
 
 /// Events named by \p Match on the track that has most of them, by start.
+/// Annotations, operators (the 2021 schema) and NVTX ranges (run.cupti)
+/// can name iterations.
 template <typename Pred>
 static std::vector<EventId> markersOnBusiestTrack(const trace::Trace &T,
                                                   Pred Match) {
   llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
   for (EventId E = 0; E < T.numEvents(); ++E)
     if ((T.Kind[E] == EventKind::UserAnnotation ||
-         T.Kind[E] == EventKind::CpuOp) &&
+         T.Kind[E] == EventKind::CpuOp || T.Kind[E] == EventKind::Marker) &&
         Match(T.name(E)))
       ByTrack[T.TrackOf[E]].push_back(E);
   std::vector<EventId> Best;
@@ -218,6 +221,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
       G.Correlation[X] =
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
+      G.Bytes[X] = trace::recordedBytes(T, E).value_or(-1);
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;
@@ -311,7 +315,9 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
     G.OrderKey[X] = T.Start[E];
-    G.Bytes[X] = T.Bytes[E] == trace::NoValue ? -1 : T.Bytes[E];
+    G.Bytes[X] = T.Bytes[E] != trace::NoValue
+                     ? T.Bytes[E]
+                     : trace::recordedBytes(T, E).value_or(-1);
     G.Correlation[X] = T.Correlation[E] == trace::NoValue ? -1
                                                           : T.Correlation[E];
     G.Event[X] = E;

@@ -26,6 +26,12 @@ struct BuildOptions {
   std::optional<std::pair<int64_t, int64_t>> Window;
   /// Launch-queue depth per device; 0 estimates it from the trace.
   int64_t QueueCapacity = 0;
+  /// How dependency delays are set: Exact gives each binding dependency its
+  /// measured delay (the replay reproduces the trace); Typical gives every
+  /// dependency the typical delay of its kind and keeps only the CPU's own
+  /// gaps as measured, so the replay error measures how much of the
+  /// timeline the dependencies explain by themselves.
+  enum class Calibration : uint8_t { Exact, Typical } Delays = Calibration::Exact;
 };
 
 /// What the builder found and assumed, reported by inspect and replay.

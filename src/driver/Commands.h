@@ -18,6 +18,8 @@ struct TraceOptions {
   /// replay: list this many tasks whose replayed start differs from the
   /// trace, earliest first (a check of the dependency model).
   unsigned Diverging = 0;
+  /// "exact" (default) or "typical" dependency delays.
+  std::string Calibration = "exact";
   /// memory: how many of the largest blocks live at the peak to list.
   unsigned Top = 10;
   /// replay, run: write a Chrome-trace timeline / an HTML report here.
@@ -37,6 +39,23 @@ struct ModelOptions {
 int runModel(const ModelOptions &M, const TraceOptions &T);
 int runCheck(const std::vector<std::string> &Models);
 int runDisasm(const std::string &Model);
+
+/// `ddscript record`: runs a command under the CUPTI collector.
+struct RecordOptions {
+  std::string Output = "run.cupti";
+  int Skip = -1;            ///< ProfilerStep#N ranges to skip; -1: not given
+  int Iterations = -1;      ///< ProfilerStep#N ranges to record; -1: not given
+  bool ProfilerApi = false; ///< record between cudaProfilerStart/Stop
+  std::vector<std::string> Command;
+};
+int runRecord(const RecordOptions &O);
+
+/// `ddscript convert`: any trace ddscript reads -> Chrome-trace JSON.
+struct ConvertOptions {
+  std::string Input;
+  std::string Output;
+};
+int runConvert(const ConvertOptions &O);
 
 } // namespace dd::driver
 

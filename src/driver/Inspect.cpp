@@ -324,22 +324,13 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
 } // namespace
 
 int dd::driver::runInspect(const TraceOptions &O) {
-  graph::BuildOptions BO;
-  if (!O.Window.empty()) {
-    auto W = parseWindow(O.Window);
-    if (!W) {
-      reportError("ddscript", llvm::toString(W.takeError()));
-      return ExitBadInput;
-    }
-    BO.Window = *W;
-  }
-  auto T = loadTrace(O.TracePath);
-  if (!T) {
-    reportError(O.TracePath, llvm::toString(T.takeError()));
+  auto Opts = buildOptionsFor(O);
+  if (!Opts)
     return ExitBadInput;
-  }
-  for (const std::string &W : T->Warnings)
-    reportWarning(O.TracePath, W);
+  graph::BuildOptions BO = *Opts;
+  auto T = loadTraceFor(O);
+  if (!T)
+    return ExitBadInput;
   // Without GPU work there is nothing ddscript can model.
   if (!graph::hasGpuWork(*T)) {
     reportError(O.TracePath, graph::noGpuWorkMessage(*T));

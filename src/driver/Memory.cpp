@@ -523,20 +523,13 @@ void printJson(const trace::Trace &T, const graph::Graph &G,
 } // namespace
 
 int dd::driver::runMemory(const TraceOptions &O) {
-  graph::BuildOptions BO;
-  if (!O.Window.empty()) {
-    auto Win = parseWindow(O.Window);
-    if (!Win) {
-      reportError("ddscript", llvm::toString(Win.takeError()));
-      return ExitBadInput;
-    }
-    BO.Window = *Win;
-  }
-  auto T = loadTrace(O.TracePath);
-  if (!T) {
-    reportError(O.TracePath, llvm::toString(T.takeError()));
+  auto Opts = buildOptionsFor(O);
+  if (!Opts)
     return ExitBadInput;
-  }
+  graph::BuildOptions BO = *Opts;
+  auto T = loadTraceFor(O);
+  if (!T)
+    return ExitBadInput;
   // Say first what this command needs, before building a graph for nothing.
   if (T->Memory.empty()) {
     reportError(O.TracePath,
@@ -549,8 +542,6 @@ int dd::driver::runMemory(const TraceOptions &O) {
     reportError(O.TracePath, llvm::toString(G.takeError()));
     return ExitBadInput;
   }
-  for (const std::string &Wn : T->Warnings)
-    reportWarning(O.TracePath, Wn);
   auto M = MemoryModel::build(*T, *G);
   if (!M) {
     reportError(O.TracePath, llvm::toString(M.takeError()));

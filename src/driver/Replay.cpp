@@ -214,28 +214,19 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
 } // namespace
 
 int dd::driver::runReplay(const TraceOptions &O) {
-  graph::BuildOptions BO;
-  if (!O.Window.empty()) {
-    auto W = parseWindow(O.Window);
-    if (!W) {
-      reportError("ddscript", llvm::toString(W.takeError()));
-      return ExitBadInput;
-    }
-    BO.Window = *W;
-  }
-  auto T = loadTrace(O.TracePath);
-  if (!T) {
-    reportError(O.TracePath, llvm::toString(T.takeError()));
+  auto Opts = buildOptionsFor(O);
+  if (!Opts)
     return ExitBadInput;
-  }
+  graph::BuildOptions BO = *Opts;
+  auto T = loadTraceFor(O);
+  if (!T)
+    return ExitBadInput;
   graph::BuildStats Stats;
   auto G = graph::buildGraph(*T, BO, &Stats);
   if (!G) {
     reportError(O.TracePath, llvm::toString(G.takeError()));
     return ExitBadInput;
   }
-  for (const std::string &W : T->Warnings)
-    reportWarning(O.TracePath, W);
   auto Chosen = chooseIterations(*G, O.Iteration);
   if (!Chosen) {
     reportError(O.TracePath, llvm::toString(Chosen.takeError()));

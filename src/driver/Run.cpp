@@ -200,22 +200,13 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     return ExitBadInput;
   }
 
-  graph::BuildOptions BO;
-  if (!T.Window.empty()) {
-    auto W = parseWindow(T.Window);
-    if (!W) {
-      reportError("ddscript", llvm::toString(W.takeError()));
-      return ExitBadInput;
-    }
-    BO.Window = *W;
-  }
-  auto Tr = loadTrace(T.TracePath);
-  if (!Tr) {
-    reportError(T.TracePath, llvm::toString(Tr.takeError()));
+  auto Opts = buildOptionsFor(T);
+  if (!Opts)
     return ExitBadInput;
-  }
-  for (const std::string &W : Tr->Warnings)
-    reportWarning(T.TracePath, W);
+  graph::BuildOptions BO = *Opts;
+  auto Tr = loadTraceFor(T);
+  if (!Tr)
+    return ExitBadInput;
   auto G = graph::buildGraph(*Tr, BO);
   if (!G) {
     reportError(T.TracePath, llvm::toString(G.takeError()));
@@ -248,6 +239,10 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Env.Device.Sms = Tr->Devices.front().NumSms;
   }
   Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
+  if (Tr->Distributed.Present) {
+    Env.WorldSize = Tr->Distributed.WorldSize;
+    Env.Rank = Tr->Distributed.Rank;
+  }
   Env.ReportIteration = Chosen->front();
   Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Chosen->front()]);
   graph::Graph *GP = &*G;

@@ -28,6 +28,33 @@ llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {
   return T;
 }
 
+std::optional<graph::BuildOptions>
+dd::driver::buildOptionsFor(const TraceOptions &O) {
+  graph::BuildOptions BO;
+  if (!O.Window.empty()) {
+    auto W = parseWindow(O.Window);
+    if (!W) {
+      reportError("ddscript", llvm::toString(W.takeError()));
+      return std::nullopt;
+    }
+    BO.Window = *W;
+  }
+  if (O.Calibration == "typical")
+    BO.Delays = graph::BuildOptions::Calibration::Typical;
+  return BO;
+}
+
+std::optional<trace::Trace> dd::driver::loadTraceFor(const TraceOptions &O) {
+  auto T = loadTrace(O.TracePath);
+  if (!T) {
+    reportError(O.TracePath, llvm::toString(T.takeError()));
+    return std::nullopt;
+  }
+  for (const std::string &W : T->Warnings)
+    reportWarning(O.TracePath, W);
+  return std::move(*T);
+}
+
 llvm::Expected<std::pair<int64_t, int64_t>>
 dd::driver::parseWindow(std::string_view S) {
   size_t Colon = S.find(':');

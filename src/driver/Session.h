@@ -3,6 +3,7 @@
 #define DD_DRIVER_SESSION_H
 
 #include "builder/GraphBuilder.h"
+#include "driver/Commands.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 
@@ -24,6 +25,13 @@ void reportWarning(std::string_view File, std::string_view Message);
 
 /// Loads a trace, with a progress line for slow loads.
 llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
+
+/// The graph options of a command (--window, --calibration); prints the
+/// error and returns nullopt for a bad value.
+std::optional<graph::BuildOptions> buildOptionsFor(const TraceOptions &O);
+/// Loads the command's trace, printing its warnings; prints the error and
+/// returns nullopt when it cannot be read.
+std::optional<trace::Trace> loadTraceFor(const TraceOptions &O);
 
 /// Parses a --window value "START:END" (microseconds from the trace start).
 llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string_view>
 
 using namespace dd::driver;
 
@@ -17,7 +18,8 @@ namespace {
 
 void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
   Cmd->add_option("--trace,-t", O.TracePath,
-                  "Trace file: PyTorch profiler JSON (.json, .json.gz)")
+                  "Trace file: PyTorch profiler JSON (.json, .json.gz) or "
+                  "run.cupti from `ddscript record`")
       ->required();
   if (Iterations)
     Cmd->add_option("--iteration,-i", O.Iteration,
@@ -27,6 +29,11 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
   Cmd->add_option("--window", O.Window,
                   "Replay this window instead of the trace's iterations: "
                   "START:END in microseconds from the trace start");
+  Cmd->add_option("--calibration", O.Calibration,
+                  "Dependency delays: exact (measured, the default) or "
+                  "typical (each kind's typical delay; the replay error then "
+                  "shows how much the dependencies explain)")
+      ->check(CLI::IsMember({"exact", "typical"}));
   Cmd->add_option("--format", O.Format, "Output format: text or json")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
@@ -47,6 +54,18 @@ void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
+  // the user's, not ours to parse.
+  RecordOptions Record;
+  for (int I = 1; I < argc; ++I) {
+    std::string_view A = argv[I];
+    if (A == "--" && I > 1 && std::string_view(argv[1]) == "record") {
+      Record.Command.assign(argv + I + 1, argv + argc);
+      argc = I;
+      break;
+    }
+  }
+
   CLI::App App{"ddscript: predict what an optimization does to DNN training "
                "time, from one profiled run"};
   App.require_subcommand(1);
@@ -111,6 +130,42 @@ int main(int argc, char **argv) {
                         "How many of the largest blocks live at the peak to "
                         "list (default 10)");
   MemoryCmd->callback([&] { std::exit(runMemory(Memory)); });
+  CLI::App *RecordCmd = App.add_subcommand(
+      "record", "Run a command under ddscript's CUPTI collector and write a "
+                "run.cupti trace: ddscript record -o run.cupti [--skip N] "
+                "[--iterations K] -- CMD ARGS...");
+  RecordCmd->add_option("-o,--output", Record.Output,
+                        "The trace to write (default run.cupti)");
+  RecordCmd
+      ->add_option("--skip", Record.Skip,
+                   "Skip the first N iterations (NVTX ranges named "
+                   "ProfilerStep#N)")
+      ->check(CLI::NonNegativeNumber);
+  RecordCmd
+      ->add_option("--iterations", Record.Iterations,
+                   "Record K iterations, then stop (default: until "
+                   "the command exits)")
+      ->check(CLI::NonNegativeNumber);
+  RecordCmd->add_flag("--profiler-api", Record.ProfilerApi,
+                      "Record only between cudaProfilerStart and "
+                      "cudaProfilerStop (torch.cuda.profiler.start/stop)");
+  // Without "--", the command starts at the first word that is no option.
+  RecordCmd->prefix_command();
+  RecordCmd->callback([&] {
+    if (Record.Command.empty())
+      Record.Command = RecordCmd->remaining();
+    std::exit(runRecord(Record));
+  });
+
+  ConvertOptions Convert;
+  CLI::App *ConvertCmd = App.add_subcommand(
+      "convert", "Write a trace (run.cupti or Kineto JSON) as Chrome-trace "
+                 "JSON for Perfetto; gzip-compressed when OUT ends in .gz");
+  ConvertCmd->add_option("trace", Convert.Input, "The trace to convert")
+      ->required();
+  ConvertCmd->add_option("-o,--output", Convert.Output, "The JSON to write")
+      ->required();
+  ConvertCmd->callback([&] { std::exit(runConvert(Convert)); });
 
   try {
     App.parse(argc, argv);

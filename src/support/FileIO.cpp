@@ -93,3 +93,42 @@ llvm::Error dd::writeFile(const std::string &Path, std::string_view Data) {
     return makeError(llvm::Twine("cannot write: ") + std::strerror(Err));
   return llvm::Error::success();
 }
+
+llvm::Expected<std::string> dd::gzip(std::string_view Data) {
+  z_stream Z;
+  std::memset(&Z, 0, sizeof(Z));
+  if (deflateInit2(&Z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    return makeError("cannot initialise zlib");
+  std::unique_ptr<z_stream, int (*)(z_stream *)> Guard(&Z, deflateEnd);
+  std::string Out;
+  Out.resize(deflateBound(&Z, static_cast<uLong>(Data.size())) + 64);
+  Z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(Data.data()));
+  Z.avail_in = static_cast<uInt>(Data.size());
+  Z.next_out = reinterpret_cast<Bytef *>(Out.data());
+  Z.avail_out = static_cast<uInt>(Out.size());
+  if (Data.size() > (1u << 31) || deflate(&Z, Z_FINISH) != Z_STREAM_END)
+    return makeError("cannot compress (more than 2 GiB?)");
+  Out.resize(Z.total_out);
+  return Out;
+}
+
+llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
+                                              std::string_view Data) {
+  std::string Packed;
+  if (Path.size() > 3 && Path.compare(Path.size() - 3, 3, ".gz") == 0) {
+    auto Z = gzip(Data);
+    if (!Z)
+      return Z.takeError();
+    Packed = std::move(*Z);
+    Data = Packed;
+  }
+  std::unique_ptr<FILE, int (*)(FILE *)> F(std::fopen(Path.c_str(), "wb"),
+                                           std::fclose);
+  if (!F)
+    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
+  if (std::fwrite(Data.data(), 1, Data.size(), F.get()) != Data.size() ||
+      std::fflush(F.get()) != 0)
+    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
+  return Data.size();
+}

@@ -26,6 +26,14 @@ bool isGzip(std::string_view Data);
 /// Inflates a gzip stream (several members are concatenated).
 llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
 
+/// Compresses \p Data into one gzip member.
+llvm::Expected<std::string> gzip(std::string_view Data);
+
+/// Writes \p Data to \p Path (replacing it), gzip-compressed when the name
+/// ends in ".gz". Returns the number of bytes written.
+llvm::Expected<size_t> writeFileMaybeGzip(const std::string &Path,
+                                          std::string_view Data);
+
 } // namespace dd
 
 #endif

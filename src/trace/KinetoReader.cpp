@@ -41,6 +41,7 @@ enum class Cat : uint8_t {
   PythonFunction,
   Runtime,
   Driver,
+  Marker,
   Kernel,
   Memcpy,
   Memset,
@@ -64,6 +65,7 @@ Cat classifyCategory(std::string_view C, bool &Legacy) {
               .Case("cuda_runtime", Cat::Runtime)
               .Case("Runtime", Cat::Runtime)
               .Case("cuda_driver", Cat::Driver)
+              .Case("marker", Cat::Marker) // NVTX ranges (ddscript convert)
               .Case("kernel", Cat::Kernel)
               .Case("Kernel", Cat::Kernel)
               .Case("gpu_memcpy", Cat::Memcpy)
@@ -268,7 +270,7 @@ void KinetoParser::parseArgs(od::object Args, Scratch &S) {
         S.DeviceId = Int();
       continue;
     case 10:
-      if (Key == "Input Dims")
+      if (Key == "Input Dims" || Key == "Input dims")
         ExtraStr(ArgKey::InputDims);
       else if (Key == "Input type")
         ExtraStr(ArgKey::InputTypes);
@@ -389,6 +391,9 @@ void KinetoParser::commitInterval(Scratch &S, int64_t StartNs, int64_t DurNs) {
     break;
   case Cat::Runtime: K = EventKind::Runtime; break;
   case Cat::Driver: K = EventKind::Driver; break;
+  case Cat::Marker:
+    K = EventKind::Marker;
+    break;
   case Cat::Kernel: K = EventKind::Kernel; break;
   case Cat::Memcpy: K = EventKind::Memcpy; break;
   case Cat::Memset: K = EventKind::Memset; break;

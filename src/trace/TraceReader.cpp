@@ -12,7 +12,9 @@ llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
     return Data.takeError();
   if (Progress)
     Progress(0.0);
-  auto T = parseKinetoJson(*Data, Path, Progress);
+  // The collector's binary format is told apart by its magic number.
+  auto T = isCuptiData(*Data) ? parseCupti(*Data, Path)
+                              : parseKinetoJson(*Data, Path, Progress);
   if (Progress)
     Progress(1.0);
   return T;

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace dd::trace {
 
@@ -25,6 +26,15 @@ llvm::Expected<Trace> readTrace(const std::string &Path,
 llvm::Expected<Trace> parseKinetoJson(std::string &Data,
                                       const std::string &Path,
                                       const ProgressFn &Progress = nullptr);
+
+/// True when \p Data starts with the run.cupti magic number.
+bool isCuptiData(std::string_view Data);
+
+/// Parses a run.cupti file already in memory (see docs/trace-format.md).
+/// Truncated or damaged files, and versions this ddscript does not read,
+/// are errors with one line naming what is wrong and where.
+llvm::Expected<Trace> parseCupti(std::string_view Data,
+                                 const std::string &Path);
 
 } // namespace dd::trace
 

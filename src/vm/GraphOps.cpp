@@ -264,17 +264,42 @@ Value Interpreter::channel(const std::string &Name) {
   return Value::id(VKind::Resource, R);
 }
 
+/// Bytes a kernel launched directly by operator \p Op reads and writes, for
+/// the few operators whose traffic follows from their recorded inputs:
+/// copy_(dst, src) reads one and writes the other, add_(a, b) reads both
+/// and writes a. -1 otherwise.
+static int64_t knownTraffic(const graph::Graph &G, TaskId Op) {
+  if (Op == graph::NoTask || G.Bytes[Op] < 0)
+    return -1;
+  std::string_view N = G.name(Op);
+  if (N == "aten::copy_")
+    return G.Bytes[Op];
+  if (N == "aten::add_")
+    return G.Bytes[Op] * 3 / 2;
+  return -1;
+}
+
 double vm::estimateMemBandwidth(const graph::Graph &G) {
+  // Device-to-device copies read and write their bytes. Sets are left out:
+  // drivers fill memory faster than any kernel moves it. Tasks shorter than
+  // 10 us are left out too, their times being too coarse in microsecond
+  // traces.
   std::vector<double> Rates;
-  for (TaskId T = 0; T < G.numTasks(); ++T)
-    if ((G.Kind[T] == graph::TaskKind::Memcpy ||
-         G.Kind[T] == graph::TaskKind::Memset) &&
-        G.Bytes[T] >= (1 << 20) && G.MeasuredDur[T] > 0 &&
-        G.name(T).find("Pageable") == std::string_view::npos &&
-        G.name(T).find("HtoD") == std::string_view::npos &&
-        G.name(T).find("DtoH") == std::string_view::npos)
-      Rates.push_back(static_cast<double>(G.Bytes[T]) /
+  for (TaskId T = 0; T < G.numTasks(); ++T) {
+    if (G.MeasuredDur[T] < 10'000 || G.isRemoved(T))
+      continue;
+    int64_t Bytes = -1;
+    if (G.Kind[T] == graph::TaskKind::Memcpy && G.Bytes[T] >= 0 &&
+        (G.name(T).find("DtoD") != std::string_view::npos ||
+         G.name(T).find("Device -> Device") != std::string_view::npos))
+      Bytes = 2 * G.Bytes[T];
+    else if (G.Kind[T] == graph::TaskKind::Kernel &&
+             G.Launcher[T] != graph::NoTask)
+      Bytes = knownTraffic(G, G.Parent[G.Launcher[T]]);
+    if (Bytes >= (1 << 20))
+      Rates.push_back(static_cast<double>(Bytes) /
                       static_cast<double>(G.MeasuredDur[T]));
+  }
   if (Rates.empty())
     return 0;
   std::nth_element(Rates.begin(), Rates.begin() + Rates.size() / 2,

@@ -65,6 +65,37 @@ struct TaskMembers {
         Out.set(X);
     return Out;
   }
+  /// The GPU work the task's thread had enqueued when the task ended: on
+  /// each stream, the last task launched from the thread up to then (what a
+  /// CUDA event recorded at that point would stand for).
+  llvm::BitVector gpuFrontier() const {
+    llvm::BitVector Out(G.numTasks());
+    std::vector<TaskId> Leaves = G.leavesOf(T);
+    if (Leaves.empty())
+      return Out;
+    TaskId Last = Leaves.back();
+    graph::ResourceId Thread = G.Res[Last];
+    if (G.isGpu(Last)) {
+      Out.set(Last);
+      return Out;
+    }
+    uint32_t Pos = G.PosOnRes[Last];
+    llvm::DenseMap<graph::ResourceId, std::pair<uint32_t, TaskId>> Best;
+    for (TaskId X = 0; X < G.numTasks(); ++X) {
+      TaskId L = G.Launcher[X];
+      if (!G.isGpu(X) || G.isRemoved(X) || L == NoTask || G.isRemoved(L) ||
+          G.Res[L] != Thread || G.PosOnRes[L] > Pos)
+        continue;
+      auto [It, New] = Best.try_emplace(G.Res[X], G.PosOnRes[L], X);
+      if (!New && (G.PosOnRes[L] > It->second.first ||
+                   (G.PosOnRes[L] == It->second.first &&
+                    G.OrderKey[X] > G.OrderKey[It->second.second])))
+        It->second = {G.PosOnRes[L], X};
+    }
+    for (auto &KV : Best)
+      Out.set(KV.second.second);
+    return Out;
+  }
   void neighbours(llvm::BitVector &Out, bool Preds) const {
     std::vector<TaskId> Leaves = G.leavesOf(T);
     if (Leaves.empty())
@@ -149,8 +180,10 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Dur(M == graph::NoTime ? 0 : M);
   }
   case MemberId::Task_bytes: {
+    // Unknown sizes are none, so that models can tell them from zero.
     int64_t B = G.Bytes[Obj.asId()];
-    return Value::number(B < 0 ? 0 : static_cast<double>(B), Dim::bytes());
+    return B < 0 ? Value::none()
+                 : Value::number(static_cast<double>(B), Dim::bytes());
   }
   case MemberId::Task_iteration: {
     int32_t It = G.IterationOf[Obj.asId()];
@@ -173,6 +206,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return taskSet(TaskMembers{*this, G, Obj.asId()}.kernels());
   case MemberId::Task_parent:
     return TaskOrNone(G.Parent[Obj.asId()]);
+  case MemberId::Task_gpu_frontier:
+    return taskSet(TaskMembers{*this, G, Obj.asId()}.gpuFrontier());
   case MemberId::Task_preds:
   case MemberId::Task_succs: {
     llvm::BitVector Out = emptySet();
@@ -299,8 +334,9 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Device_sms: return Plain(Env.Device.Sms);
   case MemberId::Device_mem_bandwidth:
     if (Env.Device.MemBandwidth <= 0)
-      fail("the trace shows no memory-bound work (copies or sets of 1 MiB "
-           "or more) to measure the device's memory bandwidth from");
+      fail("the trace shows no memory-bound work to measure the device's "
+           "memory bandwidth from (device-to-device copies of 1 MiB or more, "
+           "or copy_/add_ kernels with recorded shapes)");
     return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
   case MemberId::TraceInfo_path: return Value::string(Env.TracePath);
   case MemberId::TraceInfo_iterations: {
@@ -315,6 +351,11 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
       Items.push_back(Value::id(VKind::Layer, L));
     return Value::list(std::move(Items));
   }
+  case MemberId::TraceInfo_world_size:
+    return Env.WorldSize < 0 ? Value::none()
+                             : Plain(static_cast<double>(Env.WorldSize));
+  case MemberId::TraceInfo_rank:
+    return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
   case MemberId::TraceInfo_iteration:
     if (Env.ReportIteration >= G.Iterations.size())
       return Value::none();

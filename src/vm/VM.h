@@ -38,6 +38,8 @@ struct RunEnv {
   std::string TracePath;
   DeviceFacts Device;
   size_t ReportIteration = 0; ///< index into G->Iterations
+  /// The traced process's place in a distributed job, -1 when not one.
+  int64_t WorldSize = -1, Rank = -1;
   int64_t BaselineNs = 0;
   /// The reported iteration's simulated time with the graph as it is and
   /// schedule \p Policy (for the simulate() builtin).

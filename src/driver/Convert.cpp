@@ -1,0 +1,42 @@
+//===- Convert.cpp - ddscript convert -------------------------------------===//
+//
+// Writes any trace ddscript reads (run.cupti, Kineto JSON) as Chrome-trace
+// JSON, for Perfetto or chrome://tracing; gzip-compressed when the output
+// name ends in .gz.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Format.h"
+#include "driver/Session.h"
+
+#include "support/FileIO.h"
+#include "trace/ChromeJson.h"
+
+#include <fmt/format.h>
+
+using namespace dd;
+using namespace dd::driver;
+
+int dd::driver::runConvert(const ConvertOptions &O) {
+  auto T = loadTrace(O.Input);
+  if (!T) {
+    reportError(O.Input, llvm::toString(T.takeError()));
+    return ExitBadInput;
+  }
+  for (const std::string &W : T->Warnings)
+    reportWarning(O.Input, W);
+  std::string Json = trace::writeChromeJson(*T);
+  auto Written = writeFileMaybeGzip(O.Output, Json);
+  if (!Written) {
+    reportError(O.Output, llvm::toString(Written.takeError()));
+    return ExitBadInput;
+  }
+  std::fputs(fmt::format("{}: {} events, {} (open it in "
+                         "https://ui.perfetto.dev)\n",
+                         O.Output, formatCount(T->numEvents()),
+                         formatBytes(static_cast<int64_t>(*Written)))
+                 .c_str(),
+             stdout);
+  return ExitOk;
+}

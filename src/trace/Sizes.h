@@ -1,0 +1,45 @@
+//===- Sizes.h - The bytes an event's recorded arguments describe -*- C++ -*-=//
+//
+// PyTorch's profiler records operator input shapes ("Input Dims" with
+// "Input type") when run with record_shapes=True, and collective sizes
+// ("In msg nelems" with "dtype") for communication. These functions turn
+// them into bytes: the size of an operator's tensor inputs (a gradient for
+// AccumulateGrad), the payload of a collective.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_TRACE_SIZES_H
+#define DD_TRACE_SIZES_H
+
+#include "trace/Trace.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dd::trace {
+
+/// Bytes per element of a tensor type as "Input type" spells it ("float",
+/// "c10::Half", "long int"). None for scalar arguments, which the profiler
+/// spells as their IValue tags ("Int", "Double", "Scalar", "GenericList").
+std::optional<int64_t> cppTypeSize(std::string_view Type);
+
+/// Bytes per element of a ScalarType name, as a collective's "dtype" spells
+/// it ("Float", "BFloat16", "Long").
+std::optional<int64_t> scalarTypeSize(std::string_view Type);
+
+/// The total bytes of the tensor inputs described by \p DimsJson ("Input
+/// Dims", e.g. "[[1000, 2048], [], [3]]") and \p TypesJson ("Input type",
+/// may be empty when the trace has no types: elements are then taken as 4
+/// bytes). Inputs whose type is not a tensor type are skipped; 0-d tensors
+/// count one element. None if \p DimsJson cannot be read or describes no
+/// tensor.
+std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
+                                        std::string_view TypesJson);
+
+/// The bytes event \p E's arguments describe: a collective's input
+/// payload, else its tensor inputs. None when the trace does not say.
+std::optional<int64_t> recordedBytes(const Trace &T, EventId E);
+
+} // namespace dd::trace
+
+#endif

@@ -1,0 +1,58 @@
+// Writes the run.cupti files the CLI tests read into the directory given:
+// a synthetic training run (CuptiSynth.h) and damaged copies of it. They are
+// made at test time, with the collector's own writer, so that they follow
+// the format as it is built.
+#include "CuptiSynth.h"
+
+#include <cstdio>
+#include <string>
+#include <sys/stat.h>
+
+namespace {
+
+bool save(const std::string &Dir, const char *Name, const std::string &Data) {
+  std::string Path = Dir + "/" + Name;
+  FILE *F = std::fopen(Path.c_str(), "wb");
+  if (!F || std::fwrite(Data.data(), 1, Data.size(), F) != Data.size()) {
+    std::perror(Path.c_str());
+    return false;
+  }
+  return std::fclose(F) == 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make-cupti-fixtures DIR\n");
+    return 2;
+  }
+  std::string Dir = argv[1];
+  mkdir(Dir.c_str(), 0755);
+  dd::test::SynthRun S;
+  dd::cupti::RecordWriter W;
+  dd::test::writeSyntheticRun(W, S);
+  const std::string &Run = W.data();
+
+  std::string Version2 = Run;
+  Version2[8] = 2;
+  // The End record counts one record less than the file holds.
+  std::string Count = Run;
+  size_t EndAt = Run.size() - (8 + 32);
+  Count[EndAt + 8] = static_cast<char>(Count[EndAt + 8] - 1);
+
+  dd::cupti::RecordWriter Never;
+  dd::cuptifmt::ProcessRecord P;
+  P.WindowMode = dd::cuptifmt::Iteration;
+  P.Skip = 10;
+  Never.add(P);
+  Never.finish({});
+
+  bool Ok = save(Dir, "run.cupti", Run) &&
+            save(Dir, "truncated.cupti", Run.substr(0, Run.size() / 2 + 3)) &&
+            save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
+            save(Dir, "version2.cupti", Version2) &&
+            save(Dir, "bad_count.cupti", Count) &&
+            save(Dir, "never_opened.cupti", Never.data());
+  return Ok ? 0 : 1;
+}

@@ -1,0 +1,94 @@
+#include "trace/Sizes.h"
+#include "trace/TraceReader.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace dd::trace;
+
+TEST_CASE("element sizes of the profiler's type spellings") {
+  CHECK(cppTypeSize("float") == 4);
+  CHECK(cppTypeSize("c10::Half") == 2);
+  CHECK(cppTypeSize("c10::BFloat16") == 2);
+  CHECK(cppTypeSize("long int") == 8);
+  CHECK(cppTypeSize("double") == 8);
+  CHECK(cppTypeSize("unsigned char") == 1);
+  CHECK(cppTypeSize("bool") == 1);
+  CHECK(cppTypeSize("c10::Float8_e4m3fn") == 1);
+  // Scalar arguments are spelled as IValue tags: not tensors.
+  CHECK_FALSE(cppTypeSize("Int").has_value());
+  CHECK_FALSE(cppTypeSize("Double").has_value());
+  CHECK_FALSE(cppTypeSize("Scalar").has_value());
+  CHECK_FALSE(cppTypeSize("GenericList").has_value());
+  CHECK_FALSE(cppTypeSize("").has_value());
+  // Collectives spell ScalarType names.
+  CHECK(scalarTypeSize("Float") == 4);
+  CHECK(scalarTypeSize("Long") == 8);
+  CHECK(scalarTypeSize("BFloat16") == 2);
+  CHECK(scalarTypeSize("Int") == 4);
+  CHECK_FALSE(scalarTypeSize("float").has_value());
+}
+
+TEST_CASE("tensor inputs: typed shapes, scalars skipped") {
+  // addmm(bias[1000], x[32,2048], w[2048,1000], beta, alpha)
+  CHECK(tensorInputBytes("[[1000], [32, 2048], [2048, 1000], [], []]",
+                         R"(["float", "float", "float", "Scalar", "Scalar"])") ==
+        4 * (1000 + 32 * 2048 + 2048 * 1000));
+  CHECK(tensorInputBytes("[[4, 4]]", R"(["c10::Half"])") == 32);
+  // A 0-d tensor is one element.
+  CHECK(tensorInputBytes("[[]]", R"(["float"])") == 4);
+  // Only non-tensor arguments: no tensor bytes to report.
+  CHECK_FALSE(tensorInputBytes("[[], []]", R"(["Int", "Scalar"])").has_value());
+  CHECK(tensorInputBytes("[[8], [], []]", R"(["float", "Int", "Bool"])") == 32);
+  CHECK_FALSE(tensorInputBytes("[[]]", R"([""])").has_value());
+}
+
+TEST_CASE("tensor inputs: untyped traces and tensor lists count 4 bytes") {
+  // The 2021 schema records "Input dims" without types.
+  CHECK(tensorInputBytes("[[1000, 2048]]", "") == 4 * 1000 * 2048);
+  CHECK(tensorInputBytes("[[1000, 2048], []]", "[]") == 4 * 1000 * 2048);
+  // A tensor list: a list of shapes.
+  CHECK(tensorInputBytes("[[[2, 3], [4]], []]",
+                         R"(["GenericList", "Scalar"])") == 4 * (6 + 4));
+}
+
+TEST_CASE("tensor inputs: malformed or overflowing shapes are unknown") {
+  CHECK_FALSE(tensorInputBytes("[[1000, ", "").has_value());
+  CHECK_FALSE(tensorInputBytes("not json", "").has_value());
+  CHECK_FALSE(tensorInputBytes("[[1000] [3]]", "").has_value());
+  CHECK_FALSE(
+      tensorInputBytes("[[9223372036854775807, 9223372036854775807]]", "")
+          .has_value());
+  CHECK_FALSE(tensorInputBytes("[[-3]]", "").has_value());
+}
+
+TEST_CASE("recorded bytes of real operators and collectives") {
+  auto T = readTrace(std::string(DD_TEST_DATA) +
+                     "/kineto/resnet50_v100_workers0.pt.trace.json.gz");
+  REQUIRE(T);
+  int64_t Grads = 0, Sized = 0, Total = 0;
+  for (EventId E = 0; E < T->numEvents(); ++E)
+    if (T->name(E) == "torch::autograd::AccumulateGrad") {
+      ++Grads;
+      if (auto B = recordedBytes(*T, E)) {
+        ++Sized;
+        Total += *B;
+      }
+    }
+  // Six steps of ResNet-50's 161 parameters, 25,557,032 floats each step.
+  CHECK(Grads == 6 * 161);
+  CHECK(Sized == Grads);
+  CHECK(Total == 6 * int64_t(25557032) * 4);
+
+  auto D = readTrace(std::string(DD_TEST_DATA) +
+                     "/hta/ddp2_a100_nccl_data.json.gz");
+  REQUIRE(D);
+  int64_t AllReduced = 0;
+  for (EventId E = 0; E < D->numEvents(); ++E)
+    if (D->Kind[E] == EventKind::Kernel &&
+        D->name(E).substr(0, 22) == "ncclKernel_AllReduce_R")
+      AllReduced += recordedBytes(*D, E).value_or(0);
+  // Three steps of five buckets holding ResNet-50's gradients.
+  CHECK(AllReduced == 3 * int64_t(25557032) * 4);
+}
