@@ -6,6 +6,10 @@
 #include "sim/Simulator.h"
 #include "support/FileIO.h"
 
+#include <fmt/format.h>
+
+#include <string_view>
+
 using namespace dd;
 using namespace dd::driver;
 
@@ -62,12 +66,18 @@ int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
   D.SteadyState = defaultIteration(*D.G);
   for (const trace::DeviceInfo &Dev : T.Devices)
     D.DeviceMemory.push_back({Dev.Id, Dev.TotalGlobalMem});
+  // The file is the command's output, not its input: the error names it
+  // in the message ("ddscript: error: cannot write 'x': reason").
   auto Write = [&](const std::string &Path, const std::string &Text) {
-    if (auto E = writeFile(Path, Text)) {
-      reportError(Path, llvm::toString(std::move(E)));
-      return false;
-    }
-    return true;
+    auto Written = writeFileMaybeGzip(Path, Text);
+    if (Written)
+      return true;
+    std::string Why = llvm::toString(Written.takeError());
+    std::string_view Prefix = "cannot write: ";
+    if (std::string_view(Why).substr(0, Prefix.size()) == Prefix)
+      Why.erase(0, Prefix.size());
+    reportError("ddscript", fmt::format("cannot write '{}': {}", Path, Why));
+    return false;
   };
   if (!O.TimelinePath.empty() &&
       !Write(O.TimelinePath, report::renderTimeline(D)))

@@ -32,8 +32,9 @@ report::Schedule simulatedSchedule(std::string Label, const graph::Graph &G,
                                    const sim::SimResult &R);
 
 /// Fills the parts of \p D every command shares (trace, devices, reported
-/// iterations) and writes the files \p O asks for. Returns ExitOk, or
-/// ExitBadInput after "FILE: error: ..." when a file cannot be written.
+/// iterations) and writes the files \p O asks for (a timeline whose name
+/// ends in .gz gzip-compressed). Returns ExitOk, or ExitBadInput after
+/// "ddscript: error: cannot write 'FILE': reason" when one cannot be written.
 int writeOutputs(const TraceOptions &O, const trace::Trace &T,
                  const std::vector<size_t> &Reported, report::RunData &D);
 

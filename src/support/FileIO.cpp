@@ -79,21 +79,6 @@ llvm::Expected<std::string> dd::readFileMaybeGzip(const std::string &Path,
   return Data;
 }
 
-llvm::Error dd::writeFile(const std::string &Path, std::string_view Data) {
-  std::FILE *F = std::fopen(Path.c_str(), "wb");
-  if (!F)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
-  bool Ok = std::fwrite(Data.data(), 1, Data.size(), F) == Data.size();
-  int Err = Ok ? 0 : errno;
-  if (std::fclose(F) != 0 && Ok) {
-    Ok = false;
-    Err = errno;
-  }
-  if (!Ok)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(Err));
-  return llvm::Error::success();
-}
-
 llvm::Expected<std::string> dd::gzip(std::string_view Data) {
   z_stream Z;
   std::memset(&Z, 0, sizeof(Z));

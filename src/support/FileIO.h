@@ -16,10 +16,6 @@ namespace dd {
 llvm::Expected<std::string> readFileMaybeGzip(const std::string &Path,
                                               size_t Padding = 64);
 
-/// Writes \p Data to \p Path, replacing the file. Errors say what failed
-/// ("cannot write: Permission denied").
-llvm::Error writeFile(const std::string &Path, std::string_view Data);
-
 /// True when \p Data starts with the gzip magic bytes.
 bool isGzip(std::string_view Data);
 

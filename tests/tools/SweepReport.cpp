@@ -69,9 +69,10 @@ int main(int Argc, char **Argv) {
     }
   D.SweepResults = S;
 
-  if (auto E = writeFile(Argv[2], report::renderHtml(D))) {
+  auto Written = writeFileMaybeGzip(Argv[2], report::renderHtml(D));
+  if (!Written) {
     std::fprintf(stderr, "%s: error: %s\n", Argv[2],
-                 llvm::toString(std::move(E)).c_str());
+                 llvm::toString(Written.takeError()).c_str());
     return 2;
   }
   std::string Out;
