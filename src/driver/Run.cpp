@@ -222,8 +222,6 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Base.takeError()));
     return ExitInternal;
   }
-  std::vector<int64_t> MStart, MEnd;
-  measuredTimes(*G, MStart, MEnd);
   // The memory model ties blocks to the unchanged graph's tasks: build it
   // before the model changes the graph.
   std::optional<memory::MemoryModel> Mem;
@@ -267,6 +265,10 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(Path, llvm::toString(Pred.takeError()));
     return ExitBadInput;
   }
+  // After the model: its inserted tasks have no measured time, but the
+  // vectors must cover them.
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
   std::vector<Outcome> Out;
   for (size_t I : *Chosen) {
     const graph::Iteration &It = G->Iterations[I];

@@ -41,7 +41,8 @@ struct Schedule {
   std::string Label; ///< "measured", "replayed", "predicted"
   /// Per task, ns from the graph's origin; graph::NoTime where the task is
   /// not on this schedule (inserted tasks in the trace, removed ones in a
-  /// prediction).
+  /// prediction). May be shorter than the graph (a replay simulated before
+  /// the model inserted tasks): the tasks past its end are not on it.
   llvm::ArrayRef<int64_t> Start, End;
   const sim::SimResult *Sim = nullptr; ///< null for the measured times
   std::vector<Span> Iterations;        ///< per graph iteration

@@ -28,8 +28,11 @@ Span window(const RunData &D, const Schedule &S);
 /// "ProfilerStep#9", or "ProfilerStep#5 to ProfilerStep#10".
 std::string windowLabel(const RunData &D);
 
+/// Whether task \p T is on \p S. Every access to a schedule's times goes
+/// through this (or overlaps): a schedule may be shorter than the graph.
 inline bool present(const Schedule &S, TaskId T) {
-  return S.Start[T] != graph::NoTime && S.End[T] != graph::NoTime;
+  return T < S.Start.size() && S.Start[T] != graph::NoTime &&
+         S.End[T] != graph::NoTime;
 }
 /// Whether task \p T is on \p S and overlaps \p W (a zero-length task: lies
 /// in it).
