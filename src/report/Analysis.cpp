@@ -41,6 +41,22 @@ bool detail::overlaps(const Schedule &S, TaskId T, Span W) {
   return B < W.End && E > W.Begin;
 }
 
+llvm::BitVector detail::shownTasks(const RunData &D, const Schedule &S,
+                                   Span W) {
+  const Graph &G = *D.G;
+  llvm::BitVector Reported(G.Iterations.size());
+  for (size_t I : D.Reported)
+    Reported.set(I);
+  llvm::BitVector Out(G.numTasks());
+  for (TaskId T = 0; T < G.numTasks(); ++T) {
+    int32_t It = G.IterationOf[T];
+    if ((It >= 0 && Reported.test(size_t(It)) && present(S, T)) ||
+        overlaps(S, T, W))
+      Out.set(T);
+  }
+  return Out;
+}
+
 ResourceId detail::resourceOf(const Graph &G, TaskId T) {
   if (G.isLeaf(T))
     return G.Res[T];

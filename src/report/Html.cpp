@@ -247,7 +247,10 @@ void HtmlWriter::timeline() {
       "<section id=\"timeline\"><h2>Timeline: {} and {}</h2>\n<p "
       "class=\"note\">"
       "Each resource has two rows, the {} above the {}, both from the start of "
-      "{}. Scroll to zoom, drag to pan, double-click to reset; hover a task "
+      "{}; the dashed lines are iteration boundaries, and work of the "
+      "iteration that ran past its end (GPU work queued behind the CPU) lies "
+      "beyond them. Scroll to zoom, drag to pan, double-click to reset; "
+      "hover a task "
       "for its details. Outlined: changed by the model; red: removed; "
       "black: inserted; the red line under a task: on the critical "
       "path.</p>\n<div id=\"tl\" class=\"chart\"></div></section>\n",

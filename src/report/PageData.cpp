@@ -108,8 +108,9 @@ void PageWriter::timeline() {
   // Leaves only: the page draws what ran on each resource.
   auto Leaves = [&](const Schedule &S, Span Win) {
     std::vector<std::vector<TaskId>> ByRes(G.Resources.size());
-    for (TaskId T = 0; T < G.numTasks(); ++T)
-      if (G.isLeaf(T) && G.Res[T] != graph::NoResource && overlaps(S, T, Win))
+    llvm::BitVector Shown = shownTasks(D, S, Win);
+    for (TaskId T : Shown.set_bits())
+      if (G.isLeaf(T) && G.Res[T] != graph::NoResource)
         ByRes[G.Res[T]].push_back(T);
     for (auto &V : ByRes)
       std::stable_sort(V.begin(), V.end(), [&](TaskId A, TaskId B) {

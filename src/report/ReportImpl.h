@@ -37,6 +37,10 @@ inline bool present(const Schedule &S, TaskId T) {
 /// Whether task \p T is on \p S and overlaps \p W (a zero-length task: lies
 /// in it).
 bool overlaps(const Schedule &S, TaskId T, Span W);
+/// The tasks the outputs show of \p S: those of the reported iterations and
+/// any other that overlaps the window \p W (a prediction can push an
+/// iteration's work past its end; the trace has work outside iterations).
+llvm::BitVector shownTasks(const RunData &D, const Schedule &S, Span W);
 /// The resource a task runs on; a container's is its leaves'.
 ResourceId resourceOf(const Graph &G, TaskId T);
 /// How deep \p T is nested in containers (0: outermost).

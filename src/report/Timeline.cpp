@@ -286,13 +286,13 @@ std::string TimelineWriter::write() {
                                             true);
   Procs.push_back({2, &A, AfterName, AW, {}});
 
-  // Tasks in each window, and how far the earliest starts before it: both
-  // windows open at the same ts, after the earliest task of either.
+  // The tasks each process shows, and how far the earliest starts before
+  // its window: both windows open at the same ts, after the earliest task
+  // of either.
   for (Process &P : Procs) {
     P.ByRes.resize(G.Resources.size());
-    for (TaskId T = 0; T < G.numTasks(); ++T) {
-      if (!overlaps(*P.S, T, P.W))
-        continue;
+    llvm::BitVector Shown = shownTasks(D, *P.S, P.W);
+    for (TaskId T : Shown.set_bits()) {
       ResourceId R = resourceOf(G, T);
       if (R == graph::NoResource)
         continue;

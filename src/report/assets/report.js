@@ -110,8 +110,14 @@
     var ctx = canvas.getContext('2d');
     ctx.scale(dpr, dpr);
     var sides = ['before', 'after'];
-    var full = Math.max(data.window.before, data.window.after, 1);
-    var view = { t0: -full * 0.01, t1: full * 1.01 };
+    // The first view: the reported iterations. Work of theirs that ran
+    // outside them (GPU work queued behind the CPU, work a model pushed
+    // past the end) lies beyond; zoom out to see it.
+    var lo = 0, hi = Math.max(data.window.before, data.window.after, 1);
+    var pad = (hi - lo) * 0.01;
+    function reset() { view.t0 = lo - pad; view.t1 = hi + pad; }
+    var view = {};
+    reset();
     var plotW = cssW - labelW - 8;
     function X(t) { return labelW + (t - view.t0) / (view.t1 - view.t0) * plotW; }
     function T(x) { return view.t0 + (x - labelW) / plotW * (view.t1 - view.t0); }
@@ -263,7 +269,7 @@
     });
     canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
     canvas.addEventListener('dblclick', function () {
-      view.t0 = -full * 0.01; view.t1 = full * 1.01; draw();
+      reset(); draw();
     });
     draw();
   }
