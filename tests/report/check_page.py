@@ -7,9 +7,9 @@ COMMAND is `ddscript replay|run ...` (run twice, with --format json and
 --report TMP appended), or, with --given FILE, any command that writes the
 page to FILE and prints a JSON object on stdout (the sweep sample).
 
-Without a browser the static checks still run; the test then exits 77, which
-CTest reports as skipped. The browser is $DD_BROWSER, else chromium,
-chromium-browser or google-chrome on PATH.
+With --no-browser only the static checks run. Without a browser they still
+run, and the test then exits 77, which CTest reports as skipped. The browser
+is $DD_BROWSER, else chromium, chromium-browser or google-chrome on PATH.
 
 Always: the two runs wrote the same bytes; the page loads nothing (no src or
 href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
@@ -198,7 +198,7 @@ def png_pixels(path):
 def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
-    sweep = False
+    sweep = no_browser = False
     given = shot = None
     i = 0
     while i < len(opts):
@@ -206,6 +206,8 @@ def main(argv):
             sweep = True; i += 1
         elif opts[i] == "--given":
             given = opts[i + 1]; i += 2
+        elif opts[i] == "--no-browser":
+            no_browser = True; i += 1
         elif opts[i] == "--screenshot":
             shot = opts[i + 1]; i += 2
         else:
@@ -225,6 +227,8 @@ def main(argv):
     command = "given" if given else cmd[1]
     rep = static_checks(html, command, outs[0])
 
+    if no_browser:
+        return
     exe = browser()
     if not exe:
         print("no browser (chromium) on PATH: the browser checks are skipped")
