@@ -44,8 +44,8 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
 void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
   Cmd->add_option("--timeline", O.TimelinePath,
                   "Write the reported iterations, measured and replayed or "
-                  "predicted, as Chrome-trace JSON (Perfetto, "
-                  "chrome://tracing)");
+                  "predicted, as Chrome-trace JSON for Perfetto or "
+                  "chrome://tracing (gzip-compressed if FILE ends in .gz)");
   Cmd->add_option("--report", O.ReportPath,
                   "Write a self-contained HTML report: numbers, timelines, "
                   "phases and layers, memory, critical path");
