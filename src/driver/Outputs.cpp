@@ -44,17 +44,23 @@ report::Schedule dd::driver::measuredSchedule(const graph::Graph &G,
   return S;
 }
 
-report::Schedule dd::driver::simulatedSchedule(std::string Label,
-                                               const graph::Graph &G,
-                                               const sim::SimResult &R) {
+report::Schedule
+dd::driver::simulatedSchedule(std::string Label, const graph::Graph &G,
+                              const sim::SimResult &R,
+                              const std::vector<size_t> &Reported) {
   report::Schedule S;
   S.Label = std::move(Label);
   S.Start = R.Start;
   S.End = R.End;
-  S.Sim = &R;
+  S.Simulated = true;
   for (const graph::Iteration &It : G.Iterations)
     S.Iterations.push_back(
         {sim::pointTime(G, R, It.Begin), sim::pointTime(G, R, It.End)});
+  for (size_t I : Reported) {
+    S.Paths.push_back(
+        sim::criticalPath(G, R, G.Iterations[I].End, S.Iterations[I].Begin));
+    S.PathShares.push_back(sim::sharesByActivity(G, S.Paths.back()));
+  }
   return S;
 }
 

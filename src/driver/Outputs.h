@@ -27,9 +27,11 @@ std::optional<memory::MemoryModel> memoryForOutputs(const trace::Trace &T,
 report::Schedule measuredSchedule(const graph::Graph &G,
                                   const std::vector<int64_t> &Start,
                                   const std::vector<int64_t> &End);
-/// A schedule of a simulation.
+/// A schedule of a simulation of \p G, with the critical paths of the
+/// \p Reported iterations. Call it before anything changes \p G.
 report::Schedule simulatedSchedule(std::string Label, const graph::Graph &G,
-                                   const sim::SimResult &R);
+                                   const sim::SimResult &R,
+                                   const std::vector<size_t> &Reported);
 
 /// Fills the parts of \p D every command shares (trace, devices, reported
 /// iterations) and writes the files \p O asks for (a timeline whose name

@@ -269,7 +269,7 @@ int dd::driver::runReplay(const TraceOptions &O) {
   D.G = &*G;
   D.Command = "replay";
   D.Measured = measuredSchedule(*G, MStart, MEnd);
-  D.Replayed = simulatedSchedule("replayed", *G, *R);
+  D.Replayed = simulatedSchedule("replayed", *G, *R, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
   return writeOutputs(O, *T, *Chosen, D);
 }

@@ -222,11 +222,15 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Base.takeError()));
     return ExitInternal;
   }
-  // The memory model ties blocks to the unchanged graph's tasks: build it
-  // before the model changes the graph.
+  // What the outputs take of the unchanged graph, before the model changes
+  // it: the memory model ties blocks to its tasks, and the replay's critical
+  // paths walk its edges.
   std::optional<memory::MemoryModel> Mem;
-  if (wantsOutputs(T))
+  report::RunData D;
+  if (wantsOutputs(T)) {
     Mem = memoryForOutputs(*Tr, *G);
+    D.Replayed = simulatedSchedule("replayed", *G, *Base, *Chosen);
+  }
 
   vm::RunEnv Env;
   Env.G = &*G;
@@ -286,7 +290,6 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
               Settings);
   if (!wantsOutputs(T))
     return ExitOk;
-  report::RunData D;
   D.G = &*G;
   D.Command = "run";
   D.ModelPath = Path;
@@ -300,8 +303,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   }
   D.Changes = describeChanges(R.Stats);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
-  D.Replayed = simulatedSchedule("replayed", *G, *Base);
-  D.Predicted = simulatedSchedule("predicted", *G, *Pred);
+  D.Predicted = simulatedSchedule("predicted", *G, *Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
   return writeOutputs(T, *Tr, *Chosen, D);
 }

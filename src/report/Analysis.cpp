@@ -83,17 +83,6 @@ std::vector<ResourceId> detail::displayOrder(const Graph &G) {
   return Out;
 }
 
-std::vector<sim::CriticalPath> detail::criticalPaths(const RunData &D,
-                                                     const Schedule &S) {
-  std::vector<sim::CriticalPath> Out;
-  if (!S.Sim)
-    return Out;
-  for (size_t I : D.Reported)
-    Out.push_back(sim::criticalPath(*D.G, *S.Sim, D.G->Iterations[I].End,
-                                    S.Iterations[I].Begin));
-  return Out;
-}
-
 llvm::BitVector
 detail::criticalTasks(const Graph &G,
                       const std::vector<sim::CriticalPath> &Paths) {
@@ -126,7 +115,7 @@ std::vector<memory::Curve> detail::memoryCurves(const RunData &D,
   std::vector<memory::Curve> Out;
   if (!D.Memory)
     return Out;
-  if (!S.Sim) {
+  if (!S.Simulated) {
     for (memory::PoolId P = 0; P < D.Memory->Pools.size(); ++P)
       Out.push_back(D.Memory->measured(P));
     return Out;

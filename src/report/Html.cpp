@@ -304,14 +304,8 @@ void HtmlWriter::memory() {
 }
 
 void HtmlWriter::critical() {
-  std::vector<sim::CriticalPath> BP = criticalPaths(D, D.before()),
-                                 AP = criticalPaths(D, D.after());
-  auto Shares = [&](const std::vector<sim::CriticalPath> &Ps) {
-    std::vector<std::vector<sim::PathShare>> L;
-    for (const auto &P : Ps)
-      L.push_back(sim::sharesByActivity(G, P));
-    return sumShares(L);
-  };
+  const std::vector<sim::CriticalPath> &BP = D.before().Paths,
+                                       &AP = D.after().Paths;
   auto Length = [](const std::vector<sim::CriticalPath> &Ps) {
     int64_t N = 0;
     for (const auto &P : Ps)
@@ -323,7 +317,8 @@ void HtmlWriter::critical() {
          "whatever bound each point: a task running, a gap on its resource, "
          "a dependency's delay.</p>\n";
   bool HasB = !BP.empty();
-  std::vector<sim::PathShare> SB = Shares(BP), SA = Shares(AP);
+  std::vector<sim::PathShare> SB = sumShares(D.before().PathShares),
+                              SA = sumShares(D.after().PathShares);
   int64_t LB = Length(BP), LA = Length(AP);
   std::map<std::string, std::pair<int64_t, int64_t>> Both;
   for (const auto &S : SB)

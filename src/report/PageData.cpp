@@ -119,8 +119,8 @@ void PageWriter::timeline() {
     return ByRes;
   };
   auto BL = Leaves(Before, BW), AL = Leaves(After, AW);
-  llvm::BitVector BC = criticalTasks(G, criticalPaths(D, Before));
-  llvm::BitVector AC = criticalTasks(G, criticalPaths(D, After));
+  llvm::BitVector BC = criticalTasks(G, Before.Paths);
+  llvm::BitVector AC = criticalTasks(G, After.Paths);
   W.key("window").beginObject();
   W.field("before", BW.length()).field("after", AW.length()).endObject();
   W.key("iterations").beginObject();
@@ -182,12 +182,11 @@ void PageWriter::bars() {
       (Side ? Layer[M].After : Layer[M].Before)[LayerSlot(T)] += Dur;
     }
     // The critical path's running time, by the task's phase and layer.
-    std::vector<sim::CriticalPath> Paths = criticalPaths(D, S);
-    if (!S.Sim) {
+    if (!S.Simulated) {
       (Side ? Phase[2].HasAfter : Phase[2].HasBefore) = false;
       (Side ? Layer[2].HasAfter : Layer[2].HasBefore) = false;
     }
-    for (const sim::CriticalPath &P : Paths)
+    for (const sim::CriticalPath &P : S.Paths)
       for (const sim::PathSegment &Seg : P.Segments)
         if (Seg.Kind == sim::SegmentKind::Run) {
           int64_t Dur = Seg.End - Seg.Begin;

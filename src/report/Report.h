@@ -17,6 +17,7 @@
 
 #include "graph/Graph.h"
 #include "memory/MemoryModel.h"
+#include "sim/CriticalPath.h"
 #include "sim/Simulator.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -44,8 +45,14 @@ struct Schedule {
   /// prediction). May be shorter than the graph (a replay simulated before
   /// the model inserted tasks): the tasks past its end are not on it.
   llvm::ArrayRef<int64_t> Start, End;
-  const sim::SimResult *Sim = nullptr; ///< null for the measured times
-  std::vector<Span> Iterations;        ///< per graph iteration
+  bool Simulated = false;       ///< false for the measured times
+  std::vector<Span> Iterations; ///< per graph iteration
+  /// Per reported iteration, in RunData::Reported's order: its critical path
+  /// and the path's time by activity (sim::sharesByActivity); empty for the
+  /// measured times. Taken when the schedule is simulated: a model changes
+  /// the graph (and its lowered edges) after the replay.
+  std::vector<sim::CriticalPath> Paths;
+  std::vector<std::vector<sim::PathShare>> PathShares;
 };
 
 /// One value of a swept parameter: as the user wrote it, and as a number in

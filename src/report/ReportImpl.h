@@ -64,10 +64,6 @@ std::vector<uint32_t> assignLanes(const std::vector<LaneItem> &Items,
 /// outer first.
 std::vector<uint32_t> nestingOrder(const std::vector<LaneItem> &Items);
 
-/// The critical path of each reported iteration on \p S (empty when \p S
-/// was not simulated).
-std::vector<sim::CriticalPath> criticalPaths(const RunData &D,
-                                             const Schedule &S);
 /// The tasks that run on any of \p Paths.
 llvm::BitVector criticalTasks(const Graph &G,
                               const std::vector<sim::CriticalPath> &Paths);

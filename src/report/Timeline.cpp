@@ -206,7 +206,7 @@ void TimelineWriter::writeProcess(Process &P, int SortIndex) {
   };
   writeIterations(P, NewTid("iterations"));
 
-  llvm::BitVector Critical = criticalTasks(G, criticalPaths(D, S));
+  llvm::BitVector Critical = criticalTasks(G, S.Paths);
   Placed At;
   At.Tid.assign(G.numTasks(), 0);
   std::vector<uint32_t> Index(G.numTasks(), ~0u);

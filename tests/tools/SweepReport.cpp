@@ -54,7 +54,7 @@ int main(int Argc, char **Argv) {
   D.SteadyState = driver::defaultIteration(*G);
   D.Reported = {D.SteadyState};
   D.Measured = driver::measuredSchedule(*G, MStart, MEnd);
-  D.Replayed = driver::simulatedSchedule("replayed", *G, *R);
+  D.Replayed = driver::simulatedSchedule("replayed", *G, *R, D.Reported);
 
   report::Sweep S;
   S.Params = {"speedup", "overlap"};

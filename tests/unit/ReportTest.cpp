@@ -53,6 +53,9 @@ std::unique_ptr<Run> prepare(const std::string &Trace,
   REQUIRE(static_cast<bool>(Base));
   R->Base.emplace(std::move(*Base));
   R->Mem = driver::memoryForOutputs(R->T, *R->G);
+  // As run does: the replay's critical paths before the model.
+  R->D.Replayed =
+      driver::simulatedSchedule("replayed", *R->G, *R->Base, *Chosen);
 
   report::RunData &D = R->D;
   D.Command = Model.empty() ? "replay" : "run";
@@ -78,9 +81,9 @@ std::unique_ptr<Run> prepare(const std::string &Trace,
   D.Reported = *Chosen;
   D.SteadyState = driver::defaultIteration(*R->G);
   D.Measured = driver::measuredSchedule(*R->G, R->MStart, R->MEnd);
-  D.Replayed = driver::simulatedSchedule("replayed", *R->G, *R->Base);
   if (R->Pred)
-    D.Predicted = driver::simulatedSchedule("predicted", *R->G, *R->Pred);
+    D.Predicted =
+        driver::simulatedSchedule("predicted", *R->G, *R->Pred, *Chosen);
   D.Memory = R->Mem ? &*R->Mem : nullptr;
   for (const trace::DeviceInfo &Dev : R->T.Devices)
     D.DeviceMemory.push_back({Dev.Id, Dev.TotalGlobalMem});
@@ -399,4 +402,27 @@ TEST_CASE("page: the summary holds the run's numbers") {
   // Self-contained: nothing to fetch.
   for (const char *Bad : {" src=", " href=", "url(", "@import", "fetch("})
     CHECK_MESSAGE(Html.find(Bad) == std::string::npos, Bad);
+}
+
+TEST_CASE("page: run's replay has the critical path replay finds") {
+  // The model changes the graph after the replay; the replay's path must
+  // still be the unchanged graph's.
+  const char *Trace = "hta/gpu_user_annotation_steps.json.gz";
+  auto Run = prepare(
+      Trace, std::string(DD_TEST_DATA) + "/../report/models/insert_remove.dd",
+      "2");
+  auto Replay = prepare(Trace, "", "2");
+  const report::Schedule &A = Run->D.Replayed, &B = Replay->D.Replayed;
+  REQUIRE(A.Paths.size() == 1);
+  REQUIRE(B.Paths.size() == 1);
+  CHECK(A.Paths[0].Length == B.Paths[0].Length);
+  CHECK(A.Paths[0].Length <= A.Iterations[Run->D.Reported[0]].length());
+  REQUIRE(A.PathShares[0].size() == B.PathShares[0].size());
+  for (size_t I = 0; I < A.PathShares[0].size(); ++I) {
+    CHECK(A.PathShares[0][I].Label == B.PathShares[0][I].Label);
+    CHECK(A.PathShares[0][I].Time == B.PathShares[0][I].Time);
+  }
+  std::string Want = "<td id=\"critical-before\" class=\"num\" data-ns=\"" +
+                     std::to_string(B.Paths[0].Length) + "\">";
+  CHECK(report::renderHtml(Run->D).find(Want) != std::string::npos);
 }
