@@ -118,11 +118,12 @@ void HtmlWriter::summary() {
   const Schedule &B = D.before(), &A = D.after();
   Span BW = window(D, B), AW = window(D, A);
   int64_t BB = gpuBusy(G, B, BW), AB = gpuBusy(G, A, AW);
-  Out +=
-      fmt::format("<tr><th>GPU busy</th><td class=\"num\">{} {}</td>"
-                  "<td>{} {} ({} of the iteration)</td></tr>\n",
-                  formatDuration(BB), htmlEscape(B.Label), formatDuration(AB),
-                  htmlEscape(A.Label), percentOf(AB, AW.length()));
+  // The after side's busy time in the big column, as the rows above put the
+  // after side's time there; the before side's beside it.
+  Out += "<tr><th>GPU busy</th>" + durationCell("gpu-busy", AB) +
+         fmt::format("<td>{} of the {} iteration; {} {}</td></tr>\n",
+                     percentOf(AB, AW.length()), htmlEscape(A.Label),
+                     formatDuration(BB), htmlEscape(B.Label));
   Out += "</table>\n";
   if (D.Reported.size() > 1)
     iterationTable();

@@ -14,7 +14,7 @@ is $DD_BROWSER, else chromium, chromium-browser or google-chrome on PATH.
 Always: the two runs wrote the same bytes; the page loads nothing (no src or
 href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
 the command's numbers (measured, replayed, predicted and speedup for run;
-measured, replayed, error and the critical path for replay), exact in data-ns
+measured, replayed, error, GPU busy and the critical path for replay), exact in data-ns
 and as ddscript prints them.
 
 In the browser: no console message and no uncaught error; the script ran to
@@ -140,6 +140,7 @@ def static_checks(html, command, out):
         if not m or m.group(1) != f"{rep['error'] * 100:+.2f}%":
             fail(f"replay error shows {m and m.group(1)!r}")
         expect_cell(html, "critical-after", rep["critical_path_ns"])
+        expect_cell(html, "gpu-busy", rep["replayed_gpu_busy_ns"])
         return rep
     return json.loads(out)
 
