@@ -304,9 +304,13 @@ std::string TimelineWriter::write() {
   for (Process &P : Procs)
     writeProcess(P, SortIndex++);
 
-  std::string Out = "{\"displayTimeUnit\":\"ns\",\n\"ddscript\":";
+  // What ddscript adds goes under otherData, the one key besides
+  // traceEvents and displayTimeUnit that viewers skip: Perfetto stops
+  // reading at a top-level key it does not know.
+  std::string Out =
+      "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ddscript\":";
   Out += metadata();
-  Out += ",\n\"traceEvents\":[\n";
+  Out += "},\n\"traceEvents\":[\n";
   for (size_t I = 0; I < Events.size(); ++I) {
     Out += Events[I];
     Out += I + 1 < Events.size() ? ",\n" : "\n";

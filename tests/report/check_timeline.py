@@ -6,7 +6,8 @@ usage: check_timeline.py [options] -- DDSCRIPT COMMAND ARGS...
 Runs `DDSCRIPT COMMAND ARGS... --format json --timeline TMP` twice, and
 checks the file against the command's own JSON output:
 
-  * it is JSON with a traceEvents list; pid 1 is named "measured: ...",
+  * it is JSON with a traceEvents list and no top-level key Perfetto does
+    not know; pid 1 is named "measured: ...",
     pid 2 "replayed: ..." (replay) or "predicted: ..." (run);
   * every (pid, tid) with events has a thread_name; no tid is in both pids;
     threads and GPU streams are named after the trace's;
@@ -105,6 +106,11 @@ def main(argv):
     doc = json.loads(raw[0], parse_float=Decimal)
     if not isinstance(doc.get("traceEvents"), list):
         fail("no traceEvents list")
+    # Perfetto stops reading at a top-level key it does not know.
+    known = {"traceEvents", "displayTimeUnit", "otherData", "metadata",
+             "systemTraceEvents", "stackFrames", "samples"}
+    if set(doc) - known:
+        fail(f"top-level keys Perfetto does not read: {sorted(set(doc) - known)}")
     ev = doc["traceEvents"]
 
     # What the command said.

@@ -126,7 +126,7 @@ struct Timeline {
     auto R = Parser.parse(Json);
     REQUIRE_MESSAGE(!R.error(), simdjson::error_message(R.error()));
     Doc = R.value();
-    StartNs = nsOf(Doc["ddscript"]["iteration_start_us"]);
+    StartNs = nsOf(Doc["otherData"]["ddscript"]["iteration_start_us"]);
     for (simdjson::dom::object E : Doc["traceEvents"].get_array()) {
       std::string Ph = str(E["ph"]);
       int64_t Pid = E["pid"];
