@@ -22,6 +22,8 @@ struct TraceOptions {
   std::string Calibration = "exact";
   /// memory: how many of the largest blocks live at the peak to list.
   unsigned Top = 10;
+  /// replay, run: write a Chrome-trace timeline / an HTML report here.
+  std::string TimelinePath, ReportPath;
 };
 
 int runInspect(const TraceOptions &O);

@@ -2,6 +2,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
+#include "driver/Outputs.h"
 #include "driver/Session.h"
 #include "sim/CriticalPath.h"
 
@@ -231,6 +232,9 @@ int dd::driver::runReplay(const TraceOptions &O) {
     reportError(O.TracePath, llvm::toString(Chosen.takeError()));
     return ExitBadInput;
   }
+  std::optional<memory::MemoryModel> Mem;
+  if (wantsOutputs(O))
+    Mem = memoryForOutputs(*T, *G);
   auto R = sim::simulate(*G);
   if (!R) {
     reportError(O.TracePath, llvm::toString(R.takeError()));
@@ -259,5 +263,13 @@ int dd::driver::runReplay(const TraceOptions &O) {
     printJson(*G, Reports);
   else
     printText(O.TracePath, *G, Stats, Reports, defaultIteration(*G));
-  return ExitOk;
+  if (!wantsOutputs(O))
+    return ExitOk;
+  report::RunData D;
+  D.G = &*G;
+  D.Command = "replay";
+  D.Measured = measuredSchedule(*G, MStart, MEnd);
+  D.Replayed = simulatedSchedule("replayed", *G, *R, *Chosen);
+  D.Memory = Mem ? &*Mem : nullptr;
+  return writeOutputs(O, *T, *Chosen, D);
 }

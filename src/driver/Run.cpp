@@ -3,6 +3,7 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
+#include "driver/Outputs.h"
 #include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "vm/VM.h"
@@ -39,6 +40,25 @@ std::vector<vm::Setting> parseSettings(const std::vector<std::string> &In,
     }
     Out.push_back({S.substr(0, Eq), S.substr(Eq + 1)});
   }
+  return Out;
+}
+
+/// What the model did, for the report: (what, how much).
+std::vector<std::pair<std::string, std::string>>
+describeChanges(const vm::ChangeStats &C) {
+  std::vector<std::pair<std::string, std::string>> Out = {
+      {"tasks selected", formatCount(C.Selected)},
+      {"tasks scaled", formatCount(C.Scaled)},
+      {"tasks inserted", formatCount(C.Inserted)},
+      {"tasks removed", formatCount(C.Removed)},
+      {"dependencies added", formatCount(C.Dependencies)},
+      {"resources rescheduled", formatCount(C.Scheduled)}};
+  for (unsigned P = 0; P < graph::NumPhases; ++P)
+    if (C.MovedByPhase[P])
+      Out.push_back({fmt::format("task time in {} (all iterations)",
+                                 graph::phaseName(graph::Phase(P))),
+                     (C.MovedByPhase[P] > 0 ? "+" : "") +
+                         formatDuration(C.MovedByPhase[P])});
   return Out;
 }
 
@@ -177,8 +197,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError("ddscript", Error);
     return ExitBadInput;
   }
-  RunMemory Mem;
-  if (auto Bad = Mem.takeSettings(Settings, Model->Program)) {
+  RunMemory PeakMem;
+  if (auto Bad = PeakMem.takeSettings(Settings, Model->Program)) {
     reportError("ddscript", *Bad);
     return ExitBadInput;
   }
@@ -209,8 +229,15 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Base.takeError()));
     return ExitInternal;
   }
-  std::vector<int64_t> MStart, MEnd;
-  measuredTimes(*G, MStart, MEnd);
+  // What the outputs take of the unchanged graph, before the model changes
+  // it: the memory model ties blocks to its tasks, and the replay's critical
+  // paths walk its edges.
+  std::optional<memory::MemoryModel> Mem;
+  report::RunData D;
+  if (wantsOutputs(T)) {
+    Mem = memoryForOutputs(*Tr, *G);
+    D.Replayed = simulatedSchedule("replayed", *G, *Base, *Chosen);
+  }
 
   vm::RunEnv Env;
   Env.G = &*G;
@@ -236,7 +263,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
       return 0;
     return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
-  Mem.prepare(*Tr, *G, *Base, *Chosen, Env);
+  PeakMem.prepare(*Tr, *G, *Base, *Chosen, Env);
   vm::RunOptions RO;
   RO.MaxSteps = M.MaxSteps;
   RO.Settings = Settings;
@@ -251,7 +278,11 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(Path, llvm::toString(Pred.takeError()));
     return ExitBadInput;
   }
-  Mem.finish(*G, *Pred, R.Stats);
+  PeakMem.finish(*G, *Pred, R.Stats);
+  // After the model: its inserted tasks have no measured time, but the
+  // vectors must cover them.
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
   std::vector<Outcome> Out;
   for (size_t I : *Chosen) {
     const graph::Iteration &It = G->Iterations[I];
@@ -263,13 +294,30 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Out.push_back(O);
   }
   if (T.Format == OutputFormat::Json) {
-    printJson(Path, T.TracePath, *Model, Out, R, Settings, Mem);
+    printJson(Path, T.TracePath, *Model, Out, R, Settings, PeakMem);
   } else {
     printText(Path, *Model, T.TracePath, *G, Out, defaultIteration(*G), R,
               Settings);
-    std::fputs(Mem.text().c_str(), stdout);
+    std::fputs(PeakMem.text().c_str(), stdout);
   }
-  return ExitOk;
+  if (!wantsOutputs(T))
+    return ExitOk;
+  D.G = &*G;
+  D.Command = "run";
+  D.ModelPath = Path;
+  D.ModelDescription = Model->Description;
+  for (const compiler::ParamSummary &P : Model->Params) {
+    std::string Value = P.DefaultText;
+    for (const vm::Setting &Set : Settings)
+      if (Set.Name == P.Name)
+        Value = Set.Text + " (--set)";
+    D.Params.push_back({P.Name, Value});
+  }
+  D.Changes = describeChanges(R.Stats);
+  D.Measured = measuredSchedule(*G, MStart, MEnd);
+  D.Predicted = simulatedSchedule("predicted", *G, *Pred, *Chosen);
+  D.Memory = Mem ? &*Mem : nullptr;
+  return writeOutputs(T, *Tr, *Chosen, D);
 }
 
 int dd::driver::runCheck(const std::vector<std::string> &Models) {

@@ -41,6 +41,16 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
           CLI::ignore_case));
 }
 
+void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
+  Cmd->add_option("--timeline", O.TimelinePath,
+                  "Write the reported iterations, measured and replayed or "
+                  "predicted, as Chrome-trace JSON for Perfetto or "
+                  "chrome://tracing (gzip-compressed if FILE ends in .gz)");
+  Cmd->add_option("--report", O.ReportPath,
+                  "Write a self-contained HTML report: numbers, timelines, "
+                  "phases and layers, memory, critical path");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -76,6 +86,7 @@ int main(int argc, char **argv) {
   ReplayCmd->add_option("--diverging", Replay.Diverging,
                         "Also list the first N tasks whose replayed start "
                         "differs from the trace, with what bound them");
+  addOutputOptions(ReplayCmd, Replay);
   ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
 
   ModelOptions RunModel;
@@ -93,6 +104,7 @@ int main(int argc, char **argv) {
   RunCmd->add_option("--max-steps", RunModel.MaxSteps,
                      "Stop a model after this many VM steps")
       ->check(CLI::PositiveNumber);
+  addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] { std::exit(runModel(RunModel, RunTrace)); });
 
   std::vector<std::string> CheckModels;

@@ -11,47 +11,70 @@ using namespace dd::graph;
 
 const char *graph::taskKindName(TaskKind K) {
   switch (K) {
-  case TaskKind::CpuOp: return "cpu_op";
-  case TaskKind::Annotation: return "annotation";
-  case TaskKind::Runtime: return "runtime";
-  case TaskKind::Kernel: return "kernel";
-  case TaskKind::Memcpy: return "memcpy";
-  case TaskKind::Memset: return "memset";
-  case TaskKind::Comm: return "comm";
+  case TaskKind::CpuOp:
+    return "cpu_op";
+  case TaskKind::Annotation:
+    return "annotation";
+  case TaskKind::Runtime:
+    return "runtime";
+  case TaskKind::Kernel:
+    return "kernel";
+  case TaskKind::Memcpy:
+    return "memcpy";
+  case TaskKind::Memset:
+    return "memset";
+  case TaskKind::Comm:
+    return "comm";
   }
   return "?";
 }
 
 const char *graph::phaseName(Phase P) {
   switch (P) {
-  case Phase::Unknown: return "unknown";
-  case Phase::Forward: return "forward";
-  case Phase::Backward: return "backward";
-  case Phase::Optimizer: return "optimizer";
-  case Phase::Other: return "other";
+  case Phase::Unknown:
+    return "unknown";
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    return "backward";
+  case Phase::Optimizer:
+    return "optimizer";
+  case Phase::Other:
+    return "other";
   }
   return "?";
 }
 
 const char *graph::resourceKindName(ResourceKind K) {
   switch (K) {
-  case ResourceKind::CpuThread: return "thread";
-  case ResourceKind::GpuStream: return "stream";
-  case ResourceKind::Channel: return "channel";
+  case ResourceKind::CpuThread:
+    return "thread";
+  case ResourceKind::GpuStream:
+    return "stream";
+  case ResourceKind::Channel:
+    return "channel";
   }
   return "?";
 }
 
 const char *graph::edgeKindName(EdgeKind K) {
   switch (K) {
-  case EdgeKind::Launch: return "launch";
-  case EdgeKind::Sync: return "sync";
-  case EdgeKind::QueueFull: return "queue-full";
-  case EdgeKind::EventWait: return "event-wait";
-  case EdgeKind::Wake: return "wake";
-  case EdgeKind::FwdBwd: return "fwd-bwd";
-  case EdgeKind::Script: return "script";
-  case EdgeKind::Bridge: return "bridge";
+  case EdgeKind::Launch:
+    return "launch";
+  case EdgeKind::Sync:
+    return "sync";
+  case EdgeKind::QueueFull:
+    return "queue-full";
+  case EdgeKind::EventWait:
+    return "event-wait";
+  case EdgeKind::Wake:
+    return "wake";
+  case EdgeKind::FwdBwd:
+    return "fwd-bwd";
+  case EdgeKind::Script:
+    return "script";
+  case EdgeKind::Bridge:
+    return "bridge";
   }
   return "?";
 }
@@ -149,15 +172,27 @@ void Graph::removeTasks(const llvm::BitVector &Set) {
   for (TaskId T = 0; T < N; ++T) {
     if (!Set.test(T) || isRemoved(T))
       continue;
-    bool ParentRemoved = Parent[T] != NoTask &&
-                         (Set.test(Parent[T]) || isRemoved(Parent[T]));
+    bool ParentRemoved =
+        Parent[T] != NoTask && (Set.test(Parent[T]) || isRemoved(Parent[T]));
     if (isContainer(T) && !ParentRemoved)
       Maximal.push_back(T);
   }
   for (TaskId T = 0; T < N; ++T) {
-    bool R = Set.test(T) || (Parent[T] != NoTask && isRemoved(Parent[T]));
     assert((Parent[T] == NoTask || Parent[T] < T) &&
            "containers precede their children");
+    bool R = Set.test(T);
+    if (!R && Parent[T] != NoTask && isRemoved(Parent[T])) {
+      // A task a model inserted outlives the operator it was placed in: it
+      // moves to the nearest enclosing container that stays.
+      if (Flags[T] & TF_Inserted) {
+        TaskId P = Parent[T];
+        while (P != NoTask && isRemoved(P))
+          P = Parent[P];
+        Parent[T] = P;
+      } else {
+        R = true;
+      }
+    }
     if (R)
       Flags[T] |= TF_Removed;
   }
@@ -266,16 +301,27 @@ void Graph::lowerEdges() {
     if (It != Memo.end())
       return It->second;
     std::vector<EffSource> Out;
+    // One source per resource and anchor: the later of two tasks on a
+    // resource ends later, so it stands for both (with the larger delay).
     auto Add = [&](EffSource S) {
       for (EffSource &O : Out)
-        if (O.Src == S.Src && O.FromStart == S.FromStart) {
+        if (O.FromStart == S.FromStart && Res[O.Src] == Res[S.Src]) {
+          if (std::make_pair(OrderKey[S.Src], S.Src) >
+              std::make_pair(OrderKey[O.Src], O.Src))
+            O.Src = S.Src;
           O.Delay = std::max(O.Delay, S.Delay);
           return;
         }
       Out.push_back(S);
     };
-    if (TaskId P = RemovedResPred[R]; P != NoTask)
+    // What the removed leaf before it on its resource waited for, it waited
+    // for too (resource order); at the start of a run, the live leaf before.
+    if (TaskId P = RemovedRunPrev[R]; P != NoTask) {
+      for (const EffSource &S : Eff(P, Depth))
+        Add(S);
+    } else if (TaskId P = RemovedResPred[R]; P != NoTask) {
       Add({P, false, 0});
+    }
     auto RI = RemovedIndex.find(R);
     if (RI != RemovedIndex.end() && Depth < 64) {
       for (uint32_t EI : InOfRemoved[RI->second]) {
@@ -290,6 +336,20 @@ void Graph::lowerEdges() {
     }
     return Memo[R] = std::move(Out);
   };
+
+  // Runs of removed leaves resolve front to back, so the recursion along a
+  // run stays one level deep.
+  std::vector<TaskId> RemovedLeaves;
+  for (TaskId T = 0; T < N; ++T)
+    if (isRemoved(T) && isLeaf(T) && Res[T] != NoResource)
+      RemovedLeaves.push_back(T);
+  std::sort(RemovedLeaves.begin(), RemovedLeaves.end(),
+            [&](TaskId A, TaskId B) {
+              return std::make_pair(OrderKey[A], A) <
+                     std::make_pair(OrderKey[B], B);
+            });
+  for (TaskId T : RemovedLeaves)
+    Eff(T, 0);
 
   for (const Edge &E : LeafEdges) {
     if (isRemoved(E.Dst))
@@ -306,7 +366,6 @@ void Graph::lowerEdges() {
                          S.Delay + E.Delay});
     }
   }
-  (void)N;
 }
 
 bool Graph::finalize(std::string *Error) {
@@ -318,16 +377,21 @@ bool Graph::finalize(std::string *Error) {
     if (isLeaf(T) && Res[T] != NoResource)
       ResourceTasks[Res[T]].push_back(T);
   RemovedResPred.assign(N, NoTask);
+  RemovedRunPrev.assign(N, NoTask);
   for (auto &Seq : ResourceTasks) {
     std::sort(Seq.begin(), Seq.end(), [&](TaskId A, TaskId B) {
       return std::make_pair(OrderKey[A], A) < std::make_pair(OrderKey[B], B);
     });
-    TaskId LastLive = NoTask;
+    TaskId LastLive = NoTask, Prev = NoTask;
     for (TaskId T : Seq) {
-      if (isRemoved(T))
+      if (isRemoved(T)) {
         RemovedResPred[T] = LastLive;
-      else
+        if (Prev != NoTask && isRemoved(Prev))
+          RemovedRunPrev[T] = Prev;
+      } else {
         LastLive = T;
+      }
+      Prev = T;
     }
     Seq.erase(std::remove_if(Seq.begin(), Seq.end(),
                              [&](TaskId T) { return isRemoved(T); }),
@@ -381,8 +445,7 @@ bool Graph::checkAcyclic(std::string *Error) const {
       continue;
     ++Live;
     Pending[2 * T + 1] = 1; // its own start
-    if (PrevOnRes[T] != NoTask &&
-        Resources[Res[T]].Order == Ordering::Program)
+    if (PrevOnRes[T] != NoTask && Resources[Res[T]].Order == Ordering::Program)
       ++Pending[2 * T];
     for (uint32_t EI : inEdges(T))
       ++Pending[2 * T + (toEnd(Lowered[EI].At) ? 1 : 0)];

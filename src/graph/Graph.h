@@ -207,7 +207,9 @@ public:
   void addEdge(TaskId Src, TaskId Dst, EdgeKind K, Anchor A, int64_t Delay);
 
   /// Marks \p Set removed; the dependencies through them are bridged when
-  /// the graph is next finalized. Removing a container removes its leaves.
+  /// the graph is next finalized. Removing a container removes its leaves,
+  /// except tasks a model inserted: they move to the nearest container
+  /// that stays.
   void removeTasks(const llvm::BitVector &Set);
 
   /// Rebuilds resource order, lowered edges and CSR indexes. Returns false
@@ -231,6 +233,9 @@ private:
   bool Dirty = true;
   /// For removed leaves: the last live leaf before them on their resource.
   std::vector<TaskId> RemovedResPred;
+  /// For removed leaves: the leaf just before them on their resource when
+  /// it is removed too (a run of removed leaves), else NoTask.
+  std::vector<TaskId> RemovedRunPrev;
   void lowerEdges();
   bool checkAcyclic(std::string *Error) const;
 };

@@ -50,8 +50,8 @@ private:
              std::tie(O.Priority, O.ReadyAt, O.Task);
     }
   };
-  std::vector<std::priority_queue<Waiting, std::vector<Waiting>,
-                                  std::greater<Waiting>>>
+  std::vector<
+      std::priority_queue<Waiting, std::vector<Waiting>, std::greater<Waiting>>>
       Queues;
   std::vector<bool> Busy;
 
@@ -65,7 +65,8 @@ private:
       Fifo.push_back(Point);
   }
   void relax(uint32_t Point, int64_t Time, uint32_t By) {
-    uint32_t &BindSlot = (Point & 1) ? R.EndBy[Point / 2] : R.StartBy[Point / 2];
+    uint32_t &BindSlot =
+        (Point & 1) ? R.EndBy[Point / 2] : R.StartBy[Point / 2];
     if (Time > Ready[Point]) {
       Ready[Point] = Time;
       BindSlot = By;
@@ -192,10 +193,10 @@ llvm::Expected<SimResult> Engine::run() {
     }
   }
   if (Processed != 2 * Live)
-    return makeError("the simulation cannot finish: " +
-                     llvm::Twine(Live - Processed / 2) + " of " +
-                     llvm::Twine(Live) +
-                     " tasks never became ready (a dependency cycle)");
+    return makeError(
+        "the simulation cannot finish: " + llvm::Twine(Live - Processed / 2) +
+        " of " + llvm::Twine(Live) +
+        " tasks never became ready (a dependency cycle)");
 
   // Containers take their times from their first and last live leaf.
   std::vector<TaskId> First(N, NoTask), Last(N, NoTask);
@@ -224,14 +225,50 @@ llvm::Expected<SimResult> sim::simulate(const Graph &G,
   return Engine(G, Policy).run();
 }
 
+/// Where a boundary marker that a model removed (or emptied), and that the
+/// simulation therefore did not time, would be: on
+/// its thread, the start of the first live leaf from its first leaf's
+/// position on, or the end of the last live leaf up to its last leaf's
+/// position (work inserted right after it included). NoTime if none.
+static int64_t stoodAt(const Graph &G, const SimResult &R, TaskId T, bool End) {
+  TaskId First = G.isContainer(T) ? G.FirstLeaf[T] : T;
+  TaskId Last = G.isContainer(T) ? G.LastLeaf[T] : T;
+  if (First == NoTask || G.Res[First] == graph::NoResource)
+    return graph::NoTime;
+  const auto &Seq = G.ResourceTasks[G.Res[First]];
+  if (End) {
+    int64_t Key = G.OrderKey[Last];
+    for (size_t I = Seq.size(); I-- > 0;)
+      if (G.OrderKey[Seq[I]] <= Key && R.End[Seq[I]] != graph::NoTime)
+        return R.End[Seq[I]];
+  } else {
+    int64_t Key = G.OrderKey[First];
+    for (TaskId L : Seq)
+      if (G.OrderKey[L] >= Key && R.Start[L] != graph::NoTime)
+        return R.Start[L];
+  }
+  return graph::NoTime;
+}
+
 int64_t sim::pointTime(const Graph &G, const SimResult &R,
                        const graph::Iteration::Point &P) {
   using PK = graph::Iteration::PointKind;
+  int64_t T = 0;
   switch (P.Kind) {
-  case PK::Origin: return 0;
-  case PK::TaskStart: return R.Start[P.Task];
-  case PK::TaskEnd: return R.End[P.Task];
-  case PK::Makespan: return R.Makespan;
+  case PK::Origin:
+    return 0;
+  case PK::Makespan:
+    return R.Makespan;
+  case PK::TaskStart:
+    T = R.Start[P.Task];
+    break;
+  case PK::TaskEnd:
+    T = R.End[P.Task];
+    break;
   }
-  return 0;
+  if (T != graph::NoTime)
+    return T;
+  bool End = P.Kind == PK::TaskEnd;
+  T = stoodAt(G, R, P.Task, End);
+  return T != graph::NoTime ? T : End ? R.Makespan : 0;
 }

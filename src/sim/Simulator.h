@@ -17,6 +17,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace dd::sim {
@@ -55,7 +56,9 @@ int64_t pointTime(const Graph &G, const SimResult &R,
 /// The simulated length of iteration \p I.
 inline int64_t iterationTime(const Graph &G, const SimResult &R,
                              const graph::Iteration &I) {
-  return pointTime(G, R, I.End) - pointTime(G, R, I.Begin);
+  // A model that removes an iteration's work entirely leaves it empty.
+  return std::max<int64_t>(0,
+                           pointTime(G, R, I.End) - pointTime(G, R, I.Begin));
 }
 
 } // namespace dd::sim

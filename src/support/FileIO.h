@@ -5,6 +5,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <string_view>
 
 namespace dd {
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace dd;
@@ -66,6 +67,24 @@ void Interpreter::remove(const Value &Target) {
 
 namespace {
 /// A leaf standing for \p T at its start or end.
+/// The order key that puts new work on stream \p S after the work launched
+/// by calls that started at or before CPU order key \p CallKey. Launches are
+/// in stream order up to clock noise, which a binary search tolerates.
+int64_t launchOrderKey(const graph::Graph &G, graph::ResourceId S,
+                       int64_t CallKey) {
+  const auto &Seq = G.ResourceTasks[S];
+  auto LaunchKey = [&](TaskId T) {
+    TaskId L = G.Launcher[T];
+    return L != NoTask ? G.OrderKey[L] : G.OrderKey[T];
+  };
+  auto It = std::partition_point(Seq.begin(), Seq.end(), [&](TaskId T) {
+    return LaunchKey(T) <= CallKey;
+  });
+  if (It == Seq.begin())
+    return Seq.empty() ? CallKey : G.OrderKey[Seq.front()] - 1;
+  return G.OrderKey[*(It - 1)];
+}
+
 TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
   if (G.isLeaf(T))
     return T;
@@ -113,7 +132,8 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   }
   if (Res == graph::NoResource)
     fail("'on' needs a resource (a stream, a thread or a channel) or a task "
-         "on one, got " + describeValue(On));
+         "on one, got " +
+         describeValue(On));
   auto Kind = static_cast<graph::TaskKind>(D.TaskKind);
   bool GpuKind = graph::isGpuKind(Kind);
   graph::ResourceKind RK = G.Resources[Res].Kind;
@@ -140,6 +160,7 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   // before the tasks it precedes.
   int64_t Key = INT64_MIN;
   bool SameRes = false;
+  TaskId Launch = NoTask;
   for (TaskId A : AfterT) {
     TaskId L = endLeaf(G, A, true);
     if (L == NoTask)
@@ -149,6 +170,15 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
         Key = INT64_MIN;
       SameRes = true;
       Key = std::max(Key, G.OrderKey[L]);
+    } else if (!SameRes && GpuKind &&
+               G.Resources[G.Res[L]].Kind == graph::ResourceKind::CpuThread) {
+      // GPU work after a CPU call goes where that call would have launched
+      // it: after the work launched before it (stream order is launch
+      // order; the stream's own keys are GPU times, which lag).
+      ensureFinalized(); // the stream's order
+      Key = std::max(Key, launchOrderKey(G, Res, G.OrderKey[L]));
+      if (G.Kind[L] == graph::TaskKind::Runtime && Launch == NoTask)
+        Launch = L;
     } else if (!SameRes) {
       int64_t End = G.MeasuredStart[L] != graph::NoTime
                         ? G.MeasuredStart[L] + G.MeasuredDur[L]
@@ -175,6 +205,8 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   G.Gap[X] = G.Resources[Res].TypicalGap;
   G.Bytes[X] = ByteCount;
   G.OrderKey[X] = Key;
+  if (GpuKind && !SameRes)
+    G.Launcher[X] = Launch;
   TaskId From = !AfterT.empty()    ? AfterT.front()
                 : !BeforeT.empty() ? BeforeT.front()
                                    : NoTask;
@@ -182,6 +214,28 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
     G.IterationOf[X] = G.IterationOf[From];
     G.PhaseOf[X] = G.PhaseOf[From];
     G.LayerOf[X] = G.LayerOf[From];
+  }
+  // A CPU task joins the operator (or range) enclosing the first task it
+  // follows, or else precedes, on its thread: inserted after an iteration's
+  // last call, it still ends that iteration.
+  if (!GpuKind) {
+    TaskId Encl = NoTask;
+    bool Found = false;
+    for (TaskId A : AfterT)
+      if (TaskId L = endLeaf(G, A, true); L != NoTask && G.Res[L] == Res) {
+        Encl = G.Parent[A];
+        Found = true;
+        break;
+      }
+    for (TaskId B : BeforeT) {
+      if (Found)
+        break;
+      if (TaskId L = endLeaf(G, B, false); L != NoTask && G.Res[L] == Res) {
+        Encl = G.Parent[B];
+        Found = true;
+      }
+    }
+    G.Parent[X] = Encl;
   }
   for (TaskId A : AfterT)
     G.addEdge(A, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
@@ -256,8 +310,7 @@ void Interpreter::finishSchedules() {
     for (TaskId T : G.ResourceTasks[S.Res]) {
       Value V = call(S.Priority, {Value::id(VKind::Task, T)});
       if (!V.is(VKind::Number))
-        fail("a schedule's priority must be a number, got " +
-             describeValue(V));
+        fail("a schedule's priority must be a number, got " + describeValue(V));
       Prio[T] = static_cast<int64_t>(std::llround(V.asNumber()));
     }
 }

@@ -43,11 +43,10 @@ graph::Graph makeGraph(size_t Tasks) {
       G.addResource(graph::ResourceKind::GpuStream, 0, 7, "GPU 0 stream 7");
   std::vector<std::string> Names;
   for (int I = 0; I < 100; ++I) {
-    static const char *Families[] = {"volta_sgemm_128x64_nn",
-                                     "cudnn::detail::wgrad_alg0_engine",
-                                     "at::native::vectorized_elementwise_kernel",
-                                     "at::native::reduce_kernel",
-                                     "cudnn::bn_fw_tr_1C11_kernel"};
+    static const char *Families[] = {
+        "volta_sgemm_128x64_nn", "cudnn::detail::wgrad_alg0_engine",
+        "at::native::vectorized_elementwise_kernel",
+        "at::native::reduce_kernel", "cudnn::bn_fw_tr_1C11_kernel"};
     Names.push_back(std::string(Families[I % 5]) + "_" + std::to_string(I));
   }
   size_t Pairs = Tasks / 2;
@@ -64,8 +63,9 @@ graph::Graph makeGraph(size_t Tasks) {
     G.OrderKey[L] = Time;
     G.MeasuredStart[L] = Time;
     G.MeasuredDur[L] = 5000;
-    graph::TaskId K = G.addTask(graph::TaskKind::Kernel, Names[Next() % 100],
-                                Gpu, 2000 + static_cast<int64_t>(Next() % 40000));
+    graph::TaskId K =
+        G.addTask(graph::TaskKind::Kernel, Names[Next() % 100], Gpu,
+                  2000 + static_cast<int64_t>(Next() % 40000));
     G.Gap[K] = 1000;
     G.OrderKey[K] = Time + 6000;
     G.MeasuredStart[K] = Time + 6000;
@@ -130,7 +130,13 @@ int main(int argc, char **argv) {
     // The same transformation without the language.
     graph::Graph H = makeGraph(Tasks);
     auto C0 = Clock::now();
-    std::regex Mma("gemm|conv|wgrad|dgrad|cutlass|xmma|scudnn");
+    // The families of stdlib/amp.dd, matched in the name before any
+    // template arguments, fbgemm_gpu's kernels excepted.
+    std::regex Mma(
+        "^(void "
+        ")?[^<(]*(gemm|conv|wgrad|dgrad|fprop|winograd|cutlass|xmma|scudnn|"
+        "nvjet|Cijk_|triton_tem|bmm_|flash_fwd|flash_bwd|fmha)");
+    std::regex Fbgemm("^(void )?fbgemm_gpu::");
     llvm::BitVector Tensor(H.numTasks()), Other(H.numTasks());
     std::vector<int8_t> NameHit(H.Strings.size(), -1);
     for (graph::TaskId X = 0; X < H.numTasks(); ++X) {
@@ -138,7 +144,10 @@ int main(int argc, char **argv) {
         continue;
       int8_t &Hit = NameHit[H.Name[X]];
       if (Hit < 0)
-        Hit = std::regex_search(std::string(H.name(X)), Mma) ? 1 : 0;
+        Hit = std::regex_search(std::string(H.name(X)), Mma) &&
+                      !std::regex_search(std::string(H.name(X)), Fbgemm)
+                  ? 1
+                  : 0;
       (Hit ? Tensor : Other).set(X);
     }
     graph::scaleTasks(H, Tensor, 3.0, true);

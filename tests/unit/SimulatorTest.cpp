@@ -137,6 +137,43 @@ TEST_CASE("containers take their times from their leaves") {
   CHECK(R.End[C] == R.End[B] + 2);
 }
 
+TEST_CASE("an iteration whose end marker was removed ends where it stood") {
+  // An iteration bounded by an optimizer-step range (no ProfilerStep): a
+  // model replaces the step by one inserted call, then removes the step.
+  MiniGraph M;
+  ResourceId T = M.thread("main");
+  TaskId Work = M.task(T, "forward", 10);
+  TaskId Step = M.G.addTask(TaskKind::Annotation, "Optimizer.step#SGD.step",
+                            NoResource, 0);
+  M.G.Flags[Step] |= TF_Container;
+  TaskId S1 = M.task(T, "update1", 4, 1);
+  TaskId S2 = M.task(T, "update2", 4, 1);
+  TaskId Next = M.task(T, "next_forward", 10, 5);
+  M.G.Parent[S1] = M.G.Parent[S2] = Step;
+  M.G.FirstLeaf[Step] = S1;
+  M.G.LastLeaf[Step] = S2;
+  Iteration It;
+  It.Begin = {Iteration::PointKind::Origin, NoTask};
+  It.End = {Iteration::PointKind::TaskEnd, Step};
+  SimResult Before = run(M.G);
+  CHECK(iterationTime(M.G, Before, It) == 20);
+
+  // The replacement goes right after the step's last call (same order key).
+  TaskId Fused = M.G.addTask(TaskKind::Runtime, "fused", T, 2);
+  M.G.OrderKey[Fused] = M.G.OrderKey[S2];
+  M.G.Flags[Fused] |= TF_Inserted;
+  llvm::BitVector Gone(M.G.numTasks());
+  Gone.set(Step);
+  M.G.removeTasks(Gone);
+  SimResult After = run(M.G);
+  CHECK(After.End[Step] == dd::graph::NoTime);
+  // forward [0,10), the step's leading gap kept, fused [11,13).
+  CHECK(After.End[Fused] == 13);
+  CHECK(iterationTime(M.G, After, It) == 13);
+  CHECK(After.Start[Next] > After.End[Fused]);
+  (void)Work;
+}
+
 TEST_CASE("a dependency cycle is reported, not looped on") {
   MiniGraph M;
   ResourceId T = M.thread("main");

@@ -1,0 +1,94 @@
+//===- Outputs.cpp - --timeline and --report for replay and run -----------===//
+
+#include "driver/Outputs.h"
+
+#include "driver/Session.h"
+#include "sim/Simulator.h"
+#include "support/FileIO.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+using namespace dd;
+using namespace dd::driver;
+
+std::optional<memory::MemoryModel>
+dd::driver::memoryForOutputs(const trace::Trace &T, const graph::Graph &G) {
+  bool Device = false;
+  for (const trace::MemoryRecord &M : T.Memory)
+    Device |= M.DeviceType != 0 && M.Bytes != 0;
+  if (!Device)
+    return std::nullopt;
+  auto M = memory::MemoryModel::build(T, G);
+  if (!M) {
+    // No record inside the replayed window: nothing to draw.
+    llvm::consumeError(M.takeError());
+    return std::nullopt;
+  }
+  if (!M->hasDeviceRecords())
+    return std::nullopt;
+  return std::move(*M);
+}
+
+report::Schedule dd::driver::measuredSchedule(const graph::Graph &G,
+                                              const std::vector<int64_t> &Start,
+                                              const std::vector<int64_t> &End) {
+  report::Schedule S;
+  S.Label = "measured";
+  S.Start = Start;
+  S.End = End;
+  for (const graph::Iteration &It : G.Iterations)
+    S.Iterations.push_back({measuredPointTime(G, It.Begin, End),
+                            measuredPointTime(G, It.End, End)});
+  return S;
+}
+
+report::Schedule
+dd::driver::simulatedSchedule(std::string Label, const graph::Graph &G,
+                              const sim::SimResult &R,
+                              const std::vector<size_t> &Reported) {
+  report::Schedule S;
+  S.Label = std::move(Label);
+  S.Start = R.Start;
+  S.End = R.End;
+  S.Simulated = true;
+  for (const graph::Iteration &It : G.Iterations)
+    S.Iterations.push_back(
+        {sim::pointTime(G, R, It.Begin), sim::pointTime(G, R, It.End)});
+  for (size_t I : Reported) {
+    S.Paths.push_back(
+        sim::criticalPath(G, R, G.Iterations[I].End, S.Iterations[I].Begin));
+    S.PathShares.push_back(sim::sharesByActivity(G, S.Paths.back()));
+  }
+  return S;
+}
+
+int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
+                             const std::vector<size_t> &Reported,
+                             report::RunData &D) {
+  D.TracePath = O.TracePath;
+  D.Reported = Reported;
+  D.SteadyState = defaultIteration(*D.G);
+  for (const trace::DeviceInfo &Dev : T.Devices)
+    D.DeviceMemory.push_back({Dev.Id, Dev.TotalGlobalMem});
+  // The file is the command's output, not its input: the error names it
+  // in the message ("ddscript: error: cannot write 'x': reason").
+  auto Write = [&](const std::string &Path, const std::string &Text) {
+    auto Written = writeFileMaybeGzip(Path, Text);
+    if (Written)
+      return true;
+    std::string Why = llvm::toString(Written.takeError());
+    std::string_view Prefix = "cannot write: ";
+    if (std::string_view(Why).substr(0, Prefix.size()) == Prefix)
+      Why.erase(0, Prefix.size());
+    reportError("ddscript", fmt::format("cannot write '{}': {}", Path, Why));
+    return false;
+  };
+  if (!O.TimelinePath.empty() &&
+      !Write(O.TimelinePath, report::renderTimeline(D)))
+    return ExitBadInput;
+  if (!O.ReportPath.empty() && !Write(O.ReportPath, report::renderHtml(D)))
+    return ExitBadInput;
+  return ExitOk;
+}

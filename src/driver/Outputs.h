@@ -1,0 +1,45 @@
+//===- Outputs.h - --timeline and --report for replay and run ---*- C++ -*-===//
+#ifndef DD_DRIVER_OUTPUTS_H
+#define DD_DRIVER_OUTPUTS_H
+
+#include "driver/Commands.h"
+#include "memory/MemoryModel.h"
+#include "report/Report.h"
+#include "trace/Trace.h"
+
+#include <optional>
+#include <vector>
+
+namespace dd::driver {
+
+/// Whether the command was asked for a timeline or a report.
+inline bool wantsOutputs(const TraceOptions &O) {
+  return !O.TimelinePath.empty() || !O.ReportPath.empty();
+}
+
+/// The memory model of \p G (unchanged, built from \p T), when the trace has
+/// device memory records in the replayed window; else none (the outputs
+/// then have no memory views).
+std::optional<memory::MemoryModel> memoryForOutputs(const trace::Trace &T,
+                                                    const graph::Graph &G);
+
+/// A schedule of the trace's own times, on the simulator's axis.
+report::Schedule measuredSchedule(const graph::Graph &G,
+                                  const std::vector<int64_t> &Start,
+                                  const std::vector<int64_t> &End);
+/// A schedule of a simulation of \p G, with the critical paths of the
+/// \p Reported iterations. Call it before anything changes \p G.
+report::Schedule simulatedSchedule(std::string Label, const graph::Graph &G,
+                                   const sim::SimResult &R,
+                                   const std::vector<size_t> &Reported);
+
+/// Fills the parts of \p D every command shares (trace, devices, reported
+/// iterations) and writes the files \p O asks for (a timeline whose name
+/// ends in .gz gzip-compressed). Returns ExitOk, or ExitBadInput after
+/// "ddscript: error: cannot write 'FILE': reason" when one cannot be written.
+int writeOutputs(const TraceOptions &O, const trace::Trace &T,
+                 const std::vector<size_t> &Reported, report::RunData &D);
+
+} // namespace dd::driver
+
+#endif

@@ -1,0 +1,435 @@
+//===- Html.cpp - The self-contained HTML report --------------------------===//
+//
+// One file, nothing fetched: the numbers and tables are written here as
+// HTML (they read the same as the command's text, and show without
+// JavaScript); the charts are drawn by assets/report.js from the JSON of
+// PageData.cpp, embedded in the page with the script and the style sheet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "report/ReportImpl.h"
+#include "support/Format.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "ReportCss.inc"
+#include "ReportJs.inc"
+
+using namespace dd;
+using namespace dd::report;
+using namespace dd::report::detail;
+
+namespace {
+
+std::string shorten(std::string_view S, size_t Max = 90) {
+  return S.size() <= Max ? std::string(S)
+                         : std::string(S.substr(0, Max - 3)) + "...";
+}
+
+/// A table cell holding a duration, with the exact value for scripts.
+std::string durationCell(const char *Id, int64_t Ns) {
+  return fmt::format("<td{} class=\"num\" data-ns=\"{}\">{}</td>",
+                     Id ? fmt::format(" id=\"{}\"", Id) : std::string(), Ns,
+                     formatDuration(Ns));
+}
+
+std::string percentOf(int64_t Part, int64_t Whole) {
+  return Whole ? formatPercent(double(Part) / double(Whole)) : "-";
+}
+
+class HtmlWriter {
+public:
+  explicit HtmlWriter(const RunData &D) : D(D), G(*D.G) {}
+  std::string write();
+
+private:
+  const RunData &D;
+  const Graph &G;
+  std::string Out;
+
+  void header();
+  void summary();
+  void iterationTable();
+  void changes();
+  void changedTasks();
+  void timeline();
+  void bars();
+  void memory();
+  void critical();
+  void sweep();
+};
+
+void HtmlWriter::header() {
+  Out += "<header><h1>ddscript report</h1><dl class=\"facts\">";
+  auto Fact = [&](const char *K, const std::string &V) {
+    Out += fmt::format("<dt>{}</dt><dd>{}</dd>", K, htmlEscape(V));
+  };
+  if (!D.ModelPath.empty())
+    Fact("model", D.ModelPath + (D.ModelDescription.empty()
+                                     ? ""
+                                     : " (" + D.ModelDescription + ")"));
+  for (const auto &[Name, Value] : D.Params)
+    Fact("parameter", Name + " = " + Value);
+  Fact("trace", D.TracePath);
+  std::string It = windowLabel(D);
+  if (D.Reported.size() == 1)
+    It += fmt::format(
+        " ({} of {}{})", D.Reported.front() + 1, G.Iterations.size(),
+        D.Reported.front() == D.SteadyState ? ", steady state" : "");
+  Fact(D.Reported.size() == 1 ? "iteration" : "iterations", It);
+  Out += "</dl></header>\n";
+}
+
+/// The time of the reported iterations on \p S: their sum.
+int64_t reportedTime(const RunData &D, const Schedule &S) {
+  int64_t N = 0;
+  for (size_t I : D.Reported)
+    N += S.Iterations[I].length();
+  return N;
+}
+
+void HtmlWriter::summary() {
+  int64_t M = reportedTime(D, D.Measured), R = reportedTime(D, D.Replayed);
+  Out += "<section id=\"summary\"><h2>Summary</h2>\n";
+  if (D.Reported.size() > 1)
+    Out += fmt::format("<p class=\"note\">Times of the {} reported iterations "
+                       "together.</p>\n",
+                       D.Reported.size());
+  Out += "<table class=\"numbers\">";
+  Out += "<tr><th>measured</th>" + durationCell("measured", M) +
+         "<td></td></tr>\n";
+  Out += "<tr><th>replayed</th>" + durationCell("replayed", R) +
+         fmt::format("<td id=\"replay-error\">error {}</td></tr>\n",
+                     M ? formatPercent(double(R - M) / double(M), true) : "-");
+  if (D.Predicted) {
+    int64_t P = reportedTime(D, *D.Predicted);
+    Out +=
+        "<tr><th>predicted</th>" + durationCell("predicted", P) +
+        fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
+                    "</tr>\n",
+                    formatSpeedup(R, P),
+                    R ? formatPercent(double(P - R) / double(R), true) : "-");
+  }
+  const Schedule &B = D.before(), &A = D.after();
+  Span BW = window(D, B), AW = window(D, A);
+  int64_t BB = gpuBusy(G, B, BW), AB = gpuBusy(G, A, AW);
+  // The after side's busy time in the big column, as the rows above put the
+  // after side's time there; the before side's beside it.
+  Out += "<tr><th>GPU busy</th>" + durationCell("gpu-busy", AB) +
+         fmt::format("<td>{} of the {} iteration; {} {}</td></tr>\n",
+                     percentOf(AB, AW.length()), htmlEscape(A.Label),
+                     formatDuration(BB), htmlEscape(B.Label));
+  Out += "</table>\n";
+  if (D.Reported.size() > 1)
+    iterationTable();
+  changes();
+  Out += "</section>\n";
+}
+
+void HtmlWriter::iterationTable() {
+  Out += "<table class=\"grid\" id=\"iterations\"><tr><th>iteration</th>"
+         "<th>measured</th><th>replayed</th>";
+  if (D.Predicted)
+    Out += "<th>predicted</th><th>speedup</th>";
+  Out += "</tr>\n";
+  for (size_t I : D.Reported) {
+    int64_t R = D.Replayed.Iterations[I].length();
+    Out +=
+        fmt::format("<tr data-iteration=\"{}\"><td>", G.Iterations[I].Number) +
+        htmlEscape(G.Iterations[I].Label) + "</td>" +
+        durationCell(nullptr, D.Measured.Iterations[I].length()) +
+        durationCell(nullptr, R);
+    if (D.Predicted) {
+      int64_t P = D.Predicted->Iterations[I].length();
+      Out += durationCell(nullptr, P) +
+             fmt::format("<td class=\"num\">{}</td>", formatSpeedup(R, P));
+    }
+    Out += "</tr>\n";
+  }
+  Out += "</table>\n";
+}
+
+void HtmlWriter::changes() {
+  Out += "<h3>What changed</h3>\n";
+  if (!D.Predicted) {
+    Out += "<p>Nothing: this is the replay of the unchanged graph, compared "
+           "with the trace.</p>\n";
+    return;
+  }
+  if (!D.Changes.empty()) {
+    Out += "<ul class=\"changes\">";
+    for (const auto &[What, Value] : D.Changes)
+      Out += fmt::format("<li>{} <b>{}</b></li>", htmlEscape(What),
+                         htmlEscape(Value));
+    Out += "</ul>\n";
+  }
+  changedTasks();
+}
+
+void HtmlWriter::changedTasks() {
+  // Leaves of the reported iterations that the model changed, inserted or
+  // removed, by name: their time on the replay and on the prediction.
+  llvm::BitVector InReported(G.Iterations.size());
+  for (size_t I : D.Reported)
+    InReported.set(I);
+  struct Row {
+    std::string Name, Kind;
+    uint64_t Count = 0;
+    int64_t Before = 0, After = 0;
+  };
+  llvm::StringMap<Row> Rows;
+  const Schedule &B = D.before(), &A = D.after();
+  for (TaskId T = 0; T < G.numTasks(); ++T) {
+    uint8_t F = G.Flags[T];
+    int32_t It = G.IterationOf[T];
+    if (!G.isLeaf(T) || It < 0 || !InReported.test(size_t(It)) ||
+        !(F & (graph::TF_Changed | graph::TF_Inserted | graph::TF_Removed)))
+      continue;
+    std::string Key =
+        fmt::format("{}\x1f{}", G.name(T), graph::taskKindName(G.Kind[T]));
+    Row &R = Rows[Key];
+    R.Name = std::string(G.name(T));
+    R.Kind = graph::taskKindName(G.Kind[T]);
+    ++R.Count;
+    if (present(B, T))
+      R.Before += B.End[T] - B.Start[T];
+    if (present(A, T))
+      R.After += A.End[T] - A.Start[T];
+  }
+  if (Rows.empty()) {
+    Out += "<p>No task of the reported iterations changed.</p>\n";
+    return;
+  }
+  std::vector<Row> Sorted;
+  int64_t SumB = 0, SumA = 0;
+  uint64_t SumN = 0;
+  for (auto &E : Rows) {
+    Sorted.push_back(E.getValue());
+    SumB += E.getValue().Before;
+    SumA += E.getValue().After;
+    SumN += E.getValue().Count;
+  }
+  std::sort(Sorted.begin(), Sorted.end(), [](const Row &X, const Row &Y) {
+    int64_t DX = std::abs(X.After - X.Before),
+            DY = std::abs(Y.After - Y.Before);
+    return DX != DY ? DX > DY
+                    : std::tie(X.Name, X.Kind) < std::tie(Y.Name, Y.Kind);
+  });
+  Out += fmt::format(
+      "<p>In the reported iterations, {} tasks changed: {} of task time on "
+      "the {}, {} on the {}. The largest changes:</p>\n",
+      formatCount(SumN), formatDuration(SumB), htmlEscape(B.Label),
+      formatDuration(SumA), htmlEscape(A.Label));
+  Out += fmt::format("<table class=\"grid\" id=\"changed-tasks\"><tr><th>task"
+                     "</th><th>kind</th><th>count</th><th>{}</th><th>{}</th>"
+                     "<th>change</th></tr>\n",
+                     htmlEscape(B.Label), htmlEscape(A.Label));
+  for (size_t I = 0; I < Sorted.size() && I < 12; ++I) {
+    const Row &R = Sorted[I];
+    Out += fmt::format(
+        "<tr><td title=\"{}\">{}</td><td>{}</td>"
+        "<td class=\"num\">{}</td>{}{}<td class=\"num\">{}{}"
+        "</td></tr>\n",
+        htmlEscape(R.Name), htmlEscape(shorten(R.Name, 80)), R.Kind,
+        formatCount(R.Count), durationCell(nullptr, R.Before),
+        durationCell(nullptr, R.After), R.After >= R.Before ? "+" : "",
+        formatDuration(R.After - R.Before));
+  }
+  Out += "</table>\n";
+}
+
+void HtmlWriter::timeline() {
+  Out += fmt::format(
+      "<section id=\"timeline\"><h2>Timeline: {} and {}</h2>\n<p "
+      "class=\"note\">"
+      "Each resource has two rows, the {} above the {}, both from the start of "
+      "{}; the dashed lines are iteration boundaries, and work of the "
+      "iteration that ran past its end (GPU work queued behind the CPU) lies "
+      "beyond them. Scroll to zoom, drag to pan, double-click to reset; "
+      "hover a task "
+      "for its details. Outlined: changed by the model; red: removed; "
+      "black: inserted; the red line under a task: on the critical "
+      "path.</p>\n<div id=\"tl\" class=\"chart\"></div></section>\n",
+      htmlEscape(D.before().Label), htmlEscape(D.after().Label),
+      htmlEscape(D.before().Label), htmlEscape(D.after().Label),
+      htmlEscape(windowLabel(D)));
+}
+
+void HtmlWriter::bars() {
+  Out += "<section id=\"bars\"><h2>Where the time went: by phase and by "
+         "layer</h2>\n<p class=\"note\">Task time of the reported iterations "
+         "on the GPU or the CPU, or running time on the critical path; "
+         "before and after.</p>\n<div id=\"bar-metric\" class=\"controls\">"
+         "</div><div id=\"bars-phase\" class=\"chart\"></div>"
+         "<div id=\"bars-layer\" class=\"chart\"></div></section>\n";
+}
+
+void HtmlWriter::memory() {
+  if (!D.Memory)
+    return;
+  const Schedule &B = D.before(), &A = D.after();
+  Span BW = window(D, B), AW = window(D, A);
+  std::vector<memory::Curve> BC = memoryCurves(D, B), AC = memoryCurves(D, A);
+  Out += "<section id=\"memory\"><h2>Device memory</h2>\n";
+  Out += fmt::format("<table class=\"grid\"><tr><th>device</th><th>peak {}"
+                     "</th><th>peak {}</th><th>capacity</th></tr>\n",
+                     htmlEscape(B.Label), htmlEscape(A.Label));
+  bool AnyUnrecorded = false;
+  for (memory::PoolId P = 0; P < D.Memory->Pools.size(); ++P) {
+    const memory::Pool &Pool = D.Memory->Pools[P];
+    if (!Pool.isDevice())
+      continue;
+    AnyUnrecorded |= !Pool.HasTotals;
+    int64_t Cap = capacityOf(D, Pool.DeviceId);
+    Out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\" data-bytes=\"{}\">{}</td>"
+        "<td class=\"num\" data-bytes=\"{}\">{}</td><td class=\"num\">{}</td>"
+        "</tr>\n",
+        Pool.label(), memory::peakIn(BC[P], BW.Begin, BW.End).Bytes,
+        formatBytes(memory::peakIn(BC[P], BW.Begin, BW.End).Bytes),
+        memory::peakIn(AC[P], AW.Begin, AW.End).Bytes,
+        formatBytes(memory::peakIn(AC[P], AW.Begin, AW.End).Bytes),
+        Cap ? formatBytes(Cap) : "unknown");
+  }
+  Out += "</table>\n";
+  if (AnyUnrecorded)
+    Out += "<p class=\"note\">The trace's records carry no Total Allocated: "
+           "levels are above the least level the records allow, not "
+           "absolute.</p>\n";
+  Out += "<div id=\"mem\" class=\"chart\"></div></section>\n";
+}
+
+void HtmlWriter::critical() {
+  const std::vector<sim::CriticalPath> &BP = D.before().Paths,
+                                       &AP = D.after().Paths;
+  auto Length = [](const std::vector<sim::CriticalPath> &Ps) {
+    int64_t N = 0;
+    for (const auto &P : Ps)
+      N += P.Length;
+    return N;
+  };
+  Out += "<section id=\"critical\"><h2>Critical path</h2>\n<p class=\"note\">"
+         "From the end of each reported iteration back to its start, through "
+         "whatever bound each point: a task running, a gap on its resource, "
+         "a dependency's delay.</p>\n";
+  bool HasB = !BP.empty();
+  std::vector<sim::PathShare> SB = sumShares(D.before().PathShares),
+                              SA = sumShares(D.after().PathShares);
+  int64_t LB = Length(BP), LA = Length(AP);
+  std::map<std::string, std::pair<int64_t, int64_t>> Both;
+  for (const auto &S : SB)
+    Both[S.Label].first = S.Time;
+  for (const auto &S : SA)
+    Both[S.Label].second = S.Time;
+  std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> Rows(
+      Both.begin(), Both.end());
+  std::stable_sort(Rows.begin(), Rows.end(), [](const auto &X, const auto &Y) {
+    return std::max(X.second.first, X.second.second) >
+           std::max(Y.second.first, Y.second.second);
+  });
+  Out += "<table class=\"grid\" id=\"critical-shares\"><tr><th>what</th>";
+  if (HasB)
+    Out += fmt::format("<th>{}</th><th></th>", htmlEscape(D.before().Label));
+  Out +=
+      fmt::format("<th>{}</th><th></th></tr>\n", htmlEscape(D.after().Label));
+  Out += "<tr class=\"total\"><td>length</td>";
+  if (HasB)
+    Out += durationCell("critical-before", LB) + "<td></td>";
+  Out += durationCell("critical-after", LA) + "<td></td></tr>\n";
+  for (const auto &[Label, T] : Rows) {
+    Out += "<tr><td>" + htmlEscape(Label) + "</td>";
+    if (HasB)
+      Out += durationCell(nullptr, T.first) + "<td class=\"num\">" +
+             percentOf(T.first, LB) + "</td>";
+    Out += durationCell(nullptr, T.second) + "<td class=\"num\">" +
+           percentOf(T.second, LA) + "</td></tr>\n";
+  }
+  Out += "</table>\n";
+
+  // The tasks that ran longest on the after path, by name.
+  llvm::StringMap<std::pair<int64_t, uint64_t>> ByName;
+  llvm::StringMap<std::string> ResOf;
+  for (const auto &P : AP)
+    for (const sim::PathSegment &S : P.Segments)
+      if (S.Kind == sim::SegmentKind::Run) {
+        auto &E = ByName[G.name(S.Task)];
+        E.first += S.End - S.Begin;
+        ++E.second;
+        ResOf[G.name(S.Task)] = G.Resources[G.Res[S.Task]].Name;
+      }
+  std::vector<std::pair<std::string, std::pair<int64_t, uint64_t>>> Top;
+  for (auto &E : ByName)
+    Top.push_back({E.getKey().str(), E.getValue()});
+  std::sort(Top.begin(), Top.end(), [](const auto &X, const auto &Y) {
+    return X.second.first != Y.second.first ? X.second.first > Y.second.first
+                                            : X.first < Y.first;
+  });
+  if (!Top.empty()) {
+    Out += fmt::format("<h3>Longest tasks on the {} critical path</h3>\n"
+                       "<table class=\"grid\" id=\"critical-tasks\"><tr><th>"
+                       "task</th><th>resource</th><th>count</th><th>time</th>"
+                       "</tr>\n",
+                       htmlEscape(D.after().Label));
+    for (size_t I = 0; I < Top.size() && I < 10; ++I)
+      Out += fmt::format(
+          "<tr><td title=\"{}\">{}</td><td>{}</td>"
+          "<td class=\"num\">{}</td>{}</tr>\n",
+          htmlEscape(Top[I].first), htmlEscape(shorten(Top[I].first, 80)),
+          htmlEscape(ResOf[Top[I].first]), formatCount(Top[I].second.second),
+          durationCell(nullptr, Top[I].second.first));
+    Out += "</table>\n";
+  }
+  Out += "</section>\n";
+}
+
+void HtmlWriter::sweep() {
+  if (!D.SweepResults)
+    return;
+  Out += fmt::format("<section id=\"sweep\"><h2>Sweep: predicted time against "
+                     "{}</h2>\n<p class=\"note\">{} runs; the dashed line is "
+                     "the replayed iteration ({}).</p>\n<div id=\"sweep-plot\" "
+                     "class=\"chart\"></div></section>\n",
+                     htmlEscape(D.SweepResults->Params.empty()
+                                    ? std::string("the parameter")
+                                    : D.SweepResults->Params.front()),
+                     D.SweepResults->Points.size(),
+                     formatDuration(D.SweepResults->BaselineNs));
+}
+
+std::string HtmlWriter::write() {
+  std::string Title =
+      "ddscript report: " + (D.ModelPath.empty() ? D.Command : D.ModelPath) +
+      " on " + D.TracePath;
+  Out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, "
+         "initial-scale=1\">\n<title>" +
+         htmlEscape(Title) + "</title>\n<style>\n";
+  Out += ReportCss;
+  Out += "</style></head>\n<body>\n";
+  header();
+  summary();
+  timeline();
+  bars();
+  memory();
+  critical();
+  sweep();
+  Out += "<noscript><p>The charts need JavaScript; the numbers and tables do "
+         "not.</p></noscript>\n";
+  Out += "<script type=\"application/json\" id=\"dd-data\">";
+  Out += scriptSafe(pageData(D));
+  Out += "</script>\n<script>\n";
+  Out += ReportJs;
+  Out += "</script>\n</body></html>\n";
+  return Out;
+}
+
+} // namespace
+
+std::string report::renderHtml(const RunData &D) {
+  return HtmlWriter(D).write();
+}

@@ -1,0 +1,117 @@
+//===- Report.h - The timeline and the HTML report of a run -----*- C++ -*-===//
+//
+// What `replay` and `run` show besides their text: a Chrome-trace timeline
+// (Perfetto, chrome://tracing) with the measured iterations and the
+// prediction as two processes side by side, and one self-contained HTML page
+// with the numbers, a before/after timeline per resource, per-phase and
+// per-layer bars, the memory curve, the critical path and, for sweeps,
+// predicted time against the swept parameter. See docs/report.md.
+//
+// The driver fills a RunData (the graph, the measured, replayed and predicted
+// task times, the memory model) and calls renderTimeline or renderHtml; both
+// return the file's text, the same bytes for the same input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_REPORT_REPORT_H
+#define DD_REPORT_REPORT_H
+
+#include "graph/Graph.h"
+#include "memory/MemoryModel.h"
+#include "sim/CriticalPath.h"
+#include "sim/Simulator.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dd::report {
+
+/// An interval on a schedule's time axis: ns from the graph's origin.
+struct Span {
+  int64_t Begin = 0, End = 0;
+  int64_t length() const { return End - Begin; }
+};
+
+/// Where a run's tasks were, or would be, in time: the trace's own times, or
+/// a simulation of the graph.
+struct Schedule {
+  std::string Label; ///< "measured", "replayed", "predicted"
+  /// Per task, ns from the graph's origin; graph::NoTime where the task is
+  /// not on this schedule (inserted tasks in the trace, removed ones in a
+  /// prediction). May be shorter than the graph (a replay simulated before
+  /// the model inserted tasks): the tasks past its end are not on it.
+  llvm::ArrayRef<int64_t> Start, End;
+  bool Simulated = false;       ///< false for the measured times
+  std::vector<Span> Iterations; ///< per graph iteration
+  /// Per reported iteration, in RunData::Reported's order: its critical path
+  /// and the path's time by activity (sim::sharesByActivity); empty for the
+  /// measured times. Taken when the schedule is simulated: a model changes
+  /// the graph (and its lowered edges) after the replay.
+  std::vector<sim::CriticalPath> Paths;
+  std::vector<std::vector<sim::PathShare>> PathShares;
+};
+
+/// One value of a swept parameter: as the user wrote it, and as a number in
+/// base units (ns, bytes, bytes/ns, plain) when it is one.
+struct SweepValue {
+  std::string Text;
+  std::optional<double> Number;
+};
+
+/// One run of a sweep: the parameters' values and the predicted time.
+struct SweepPoint {
+  std::vector<SweepValue> Values; ///< one per Sweep::Params
+  int64_t PredictedNs = 0;
+};
+
+/// The results of a sweep. The plot puts the first parameter on the x axis
+/// (numeric when all its values are numbers, else in the order given) and
+/// draws one line per combination of the others.
+struct Sweep {
+  std::vector<std::string> Params;
+  std::vector<SweepPoint> Points;
+  int64_t BaselineNs = 0; ///< the replayed iteration, for reference
+};
+
+/// Everything the outputs show about one `replay` or `run`.
+struct RunData {
+  const graph::Graph *G = nullptr; ///< finalized; after the model's changes
+  std::string Command;             ///< "replay" or "run"
+  std::string TracePath;
+  std::string ModelPath, ModelDescription;                 ///< run only
+  std::vector<std::pair<std::string, std::string>> Params; ///< name, value
+  /// What the model did, as the command reports it ("scaled", "8,772").
+  std::vector<std::pair<std::string, std::string>> Changes;
+  /// The reported iterations: ascending indices into G->Iterations.
+  std::vector<size_t> Reported;
+  size_t SteadyState = 0; ///< the default iteration's index
+  Schedule Measured, Replayed;
+  std::optional<Schedule> Predicted; ///< run only
+  /// The memory model of the unchanged graph; null when the trace has no
+  /// device memory records.
+  const memory::MemoryModel *Memory = nullptr;
+  /// Device memory capacity by device id (0: unknown).
+  std::vector<std::pair<int32_t, int64_t>> DeviceMemory;
+  std::optional<Sweep> SweepResults;
+
+  /// The comparison the outputs draw: replayed vs predicted for `run`,
+  /// measured vs replayed for `replay`.
+  const Schedule &before() const { return Predicted ? Replayed : Measured; }
+  const Schedule &after() const { return Predicted ? *Predicted : Replayed; }
+};
+
+/// Chrome-trace JSON: the measured iterations and after() as two processes,
+/// threads and streams named, launch flows, memory counters, the model's
+/// changes in each task's args. Covers the reported iterations.
+std::string renderTimeline(const RunData &D);
+
+/// The self-contained HTML report.
+std::string renderHtml(const RunData &D);
+
+} // namespace dd::report
+
+#endif

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Opens a --report page in headless Chromium, as a person would, and checks it.
+
+usage: check_page.py [options] -- COMMAND ARGS...
+
+COMMAND is `ddscript replay|run ...` (run twice, with --format json and
+--report TMP appended), or, with --given FILE, any command that writes the
+page to FILE and prints a JSON object on stdout (the sweep sample).
+
+With --no-browser only the static checks run. Without a browser they still
+run, and the test then exits 77, which CTest reports as skipped. The browser
+is $DD_BROWSER, else chromium, chromium-browser or google-chrome on PATH.
+
+Always: the two runs wrote the same bytes; the page loads nothing (no src or
+href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
+the command's numbers (measured, replayed, predicted and speedup for run;
+measured, replayed, error, GPU busy and the critical path for replay), exact in data-ns
+and as ddscript prints them.
+
+In the browser: no console message and no uncaught error; the script ran to
+its end (body data-dd-rendered); the timeline canvas was drawn; and
+
+  (replay) the critical-path bars by phase and by layer show what
+           `ddscript replay --format json` reports (critical_path_phases,
+           critical_path_layers);
+  --sweep  the sweep plot has one point per result the command printed, at
+           its predicted time, titled with its parameters;
+  --screenshot FILE
+           a 1400x1000 screenshot is a PNG of that size with a drawn page
+           (many colours, not mostly white); kept at FILE.
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+
+
+def fail(msg):
+    sys.stderr.write(f"FAIL: {msg}\n")
+    sys.exit(1)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stderr}")
+    return p.stdout
+
+
+def fmt_duration(ns):
+    """ddscript's formatDuration."""
+    a = abs(ns)
+    if a >= 1_000_000_000:
+        return f"{ns / 1e9:.3f} s"
+    if a >= 1_000_000:
+        return f"{ns / 1e6:.3f} ms"
+    if a >= 1_000:
+        return f"{ns / 1e3:.3f} us"
+    return f"{ns} ns"
+
+
+def browser():
+    b = os.environ.get("DD_BROWSER")
+    if b:
+        return b if shutil.which(b) else None
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+def chromium(exe, page, *args):
+    profile = tempfile.mkdtemp()
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu",
+           "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+           "--enable-logging=stderr", "--v=0", *args, "file://" + page]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    shutil.rmtree(profile, ignore_errors=True)
+    if p.returncode != 0:
+        fail(f"chromium exited {p.returncode}\n{p.stderr[-2000:]}")
+    return p.stdout, p.stderr
+
+
+def cell(html, ident):
+    m = re.search(r'<td id="%s"[^>]*data-ns="(-?\d+)">([^<]*)</td>' % ident, html)
+    if not m:
+        fail(f"the page has no cell #{ident}")
+    return int(m.group(1)), m.group(2)
+
+
+def expect_cell(html, ident, ns):
+    got, text = cell(html, ident)
+    if got != ns or text != fmt_duration(ns):
+        fail(f"#{ident} shows {text!r} ({got} ns), the command says "
+             f"{fmt_duration(ns)!r} ({ns} ns)")
+
+
+def static_checks(html, command, out):
+    for pat, what in ((r'\s(src|href)\s*=', "a src or href"),
+                      (r'url\(', "a CSS url()"), (r'@import', "an @import"),
+                      (r'\bfetch\(|XMLHttpRequest|import\(', "a fetch")):
+        if re.search(pat, html):
+            fail(f"the page is not self-contained: it has {what}")
+    if command == "run":
+        rep = json.loads(out)
+        its = rep.get("iterations", [rep])
+        total = {k: sum(it[k] for it in its)
+                 for k in ("measured_ns", "baseline_ns", "predicted_ns")}
+        expect_cell(html, "measured", total["measured_ns"])
+        expect_cell(html, "replayed", total["baseline_ns"])
+        expect_cell(html, "predicted", total["predicted_ns"])
+        speedup = total["baseline_ns"] / total["predicted_ns"]
+        m = re.search(r'<span id="speedup">([^<]*)</span>', html)
+        if not m or m.group(1) != f"{speedup:.3f}x":
+            fail(f"speedup shows {m and m.group(1)!r}, the command says "
+                 f"{speedup:.3f}x")
+        if len(its) > 1:
+            rows = dict(re.findall(r'<tr data-iteration="(\d+)">(.*?)</tr>', html))
+            for it in its:
+                got = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
+                                                  rows.get(str(it["iteration"]), ""))]
+                want = [it["measured_ns"], it["baseline_ns"], it["predicted_ns"]]
+                if got != want:
+                    fail(f"iteration {it['label']}: the page has {got}, the "
+                         f"command says {want}")
+    elif command == "replay":
+        # One line per iteration; the summary adds the iterations up.
+        reps = [json.loads(line) for line in out.splitlines()]
+        total = {k: sum(r[k] for r in reps)
+                 for k in ("measured_ns", "replayed_ns", "critical_path_ns",
+                           "replayed_gpu_busy_ns")}
+        expect_cell(html, "measured", total["measured_ns"])
+        expect_cell(html, "replayed", total["replayed_ns"])
+        error = (total["replayed_ns"] - total["measured_ns"]) / total["measured_ns"]
+        m = re.search(r'<td id="replay-error">error ([^<]*)</td>', html)
+        if not m or m.group(1) != f"{error * 100:+.2f}%":
+            fail(f"replay error shows {m and m.group(1)!r}, the command "
+                 f"says {error * 100:+.2f}%")
+        expect_cell(html, "critical-after", total["critical_path_ns"])
+        expect_cell(html, "gpu-busy", total["replayed_gpu_busy_ns"])
+        return reps[0] if len(reps) == 1 else None
+    return json.loads(out)
+
+
+def bars(dom):
+    """(metric, side, label) -> ns of each bar the script drew."""
+    out = {}
+    for m in re.finditer(r'<rect [^>]*>', dom):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+        if "data-metric" in a:
+            key = (a["data-metric"], a["data-side"],
+                   a["data-label"].replace("&amp;", "&"))
+            out[key] = int(a["data-ns"])
+    return out
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB(A) bytes) of an 8-bit RGB/RGBA PNG."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(f"{path} is not a PNG")
+    pos, idat, w = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or ctype not in (2, 6):
+                fail(f"unexpected PNG format: depth {depth}, colour type {ctype}")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], None
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        prev = prev or bytearray(stride)
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+
+def main(argv):
+    sep = argv.index("--")
+    opts, cmd = argv[:sep], argv[sep + 1:]
+    sweep = no_browser = False
+    given = shot = None
+    i = 0
+    while i < len(opts):
+        if opts[i] == "--sweep":
+            sweep = True; i += 1
+        elif opts[i] == "--given":
+            given = opts[i + 1]; i += 2
+        elif opts[i] == "--no-browser":
+            no_browser = True; i += 1
+        elif opts[i] == "--screenshot":
+            shot = opts[i + 1]; i += 2
+        else:
+            sys.exit(f"check_page.py: unknown option {opts[i]}")
+    tmp = tempfile.mkdtemp()
+    pages = [os.path.join(tmp, f"report{k}.html") for k in range(2)]
+    outs = []
+    for p in pages:
+        if given:
+            outs.append(run(cmd))
+            shutil.copy(given, p)
+        else:
+            outs.append(run(cmd + ["--format", "json", "--report", p]))
+    html = open(pages[0], encoding="utf-8").read()
+    if html != open(pages[1], encoding="utf-8").read():
+        fail("two runs wrote different pages")
+    command = "given" if given else cmd[1]
+    rep = static_checks(html, command, outs[0])
+
+    if no_browser:
+        return
+    exe = browser()
+    if not exe:
+        print("no browser (chromium) on PATH: the browser checks are skipped")
+        sys.exit(SKIP)
+    dom, log = chromium(exe, pages[0], "--dump-dom")
+    msgs = [l for l in log.splitlines() if "CONSOLE" in l or "Uncaught" in l]
+    if msgs:
+        fail("the page logged to the console:\n" + "\n".join(msgs[:10]))
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    if 'data-dd-rendered="yes"' not in body or "data-dd-error" in body:
+        err = re.search(r'data-dd-error="([^"]*)"', body)
+        fail(f"the script did not finish: {err and err.group(1)}")
+    if not re.search(r'<div id="tl"[^>]*>.*?<canvas ', dom, re.S):
+        fail("no timeline canvas")
+
+    drawn = bars(dom)
+    if command == "replay" and rep:
+        if not drawn:
+            fail("no bars")
+        # The page shows the 25 largest layers; the command lists them all.
+        for key, n in (("critical_path_phases", None),
+                       ("critical_path_layers", 10)):
+            for s in rep[key][:n]:
+                got = drawn.get(("critical", "after", s["what"]))
+                if got != s["ns"]:
+                    fail(f"{key}: the bar for {s['what']!r} shows {got}, "
+                         f"the command says {s['ns']}")
+    if sweep:
+        points = rep["points"]
+        circles = re.findall(r'<circle [^>]*class="point"[^>]*data-ns="(\d+)"[^>]*>'
+                             r'<title>([^<]*)</title>', dom)
+        if len(circles) != len(points):
+            fail(f"{len(circles)} sweep points drawn, {len(points)} results")
+        want = sorted((str(p["ns"]), ", ".join(f"{k} = {v}" for k, v in
+                                              zip(rep["params"], p["values"]))
+                       + ": " + fmt_duration(p["ns"])) for p in points)
+        if sorted(circles) != want:
+            fail(f"sweep points {sorted(circles)[:3]}..., want {want[:3]}...")
+
+    if shot:
+        _, log = chromium(exe, pages[0], f"--screenshot={shot}",
+                          "--window-size=1400,1000", "--hide-scrollbars")
+        if not os.path.exists(shot):
+            fail("no screenshot")
+        w, h, bpp, rows = png_pixels(shot)
+        if (w, h) != (1400, 1000):
+            fail(f"screenshot is {w}x{h}")
+        colours, ink = set(), 0
+        for row in rows[::4]:
+            for x in range(0, w * bpp, 4 * bpp):
+                px = bytes(row[x:x + 3])
+                colours.add(px)
+                ink += px != b"\xff\xff\xff"
+        share = ink / (len(rows[::4]) * len(range(0, w * bpp, 4 * bpp)))
+        if len(colours) < 20 or share < 0.05:
+            fail(f"the screenshot looks empty: {len(colours)} colours, "
+                 f"{share:.1%} not white")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
