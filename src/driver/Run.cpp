@@ -317,6 +317,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   D.Measured = measuredSchedule(*G, MStart, MEnd);
   D.Predicted = simulatedSchedule("predicted", *G, *Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
+  D.PredictedMemory = PeakMem.model();
   return writeOutputs(T, *Tr, *Chosen, D);
 }
 

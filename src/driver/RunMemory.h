@@ -44,6 +44,8 @@ public:
   /// trace has no memory records).
   std::string text() const;
   void json(JsonWriter &W) const;
+  /// The block table as the model left it; null without memory records.
+  const memory::MemoryModel *model() const { return M ? &*M : nullptr; }
 
 private:
   std::optional<memory::MemoryModel> M;

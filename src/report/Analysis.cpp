@@ -120,7 +120,11 @@ std::vector<memory::Curve> detail::memoryCurves(const RunData &D,
       Out.push_back(D.Memory->measured(P));
     return Out;
   }
-  return D.Memory->profile({S.Start, S.End}).Curves;
+  const memory::MemoryModel *M =
+      D.Predicted && &S == &*D.Predicted && D.PredictedMemory
+          ? D.PredictedMemory
+          : D.Memory;
+  return M->profile({S.Start, S.End}).Curves;
 }
 
 std::vector<std::pair<int64_t, int64_t>>

@@ -94,6 +94,9 @@ struct RunData {
   /// The memory model of the unchanged graph; null when the trace has no
   /// device memory records.
   const memory::MemoryModel *Memory = nullptr;
+  /// run: the blocks as the model's memory statements left them, which the
+  /// predicted schedule places (null: Memory's).
+  const memory::MemoryModel *PredictedMemory = nullptr;
   /// Device memory capacity by device id (0: unknown).
   std::vector<std::pair<int32_t, int64_t>> DeviceMemory;
   std::optional<Sweep> SweepResults;
