@@ -97,7 +97,10 @@ TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
 
 Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   graph::Graph &G = graph();
-  ensureFinalized();
+  // Placement reads the resource order; tasks inserted since the last
+  // finalize need not be in it, so a run of inserts finalizes once.
+  if (!G.lookupsCurrent())
+    ensureFinalized();
   Value On, Dur, Bytes, After, Before;
   unsigned I = 0;
   if (D.Clauses & bc::InsertDesc::On)
@@ -245,15 +248,22 @@ void Interpreter::depend(const Value &Waiter, const Value &On) {
                      "fewer tasks (the last of a set, say)",
                      A.size() * B.size(), A.size(), B.size()));
   step(A.size() * B.size() / 64);
+  // Dependencies that follow the order of the last finalize cannot close a
+  // cycle; others are checked here, where a cycle would be made.
+  bool Ordered = G.edgesKeepOrder(B, A);
   for (TaskId X : A)
     for (TaskId Y : B) {
       if (X == Y)
         fail("a task cannot depend on itself");
-      G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
+      if (Ordered)
+        G.addEdgeKeepingOrder(Y, X, graph::EdgeKind::Script,
+                              graph::Anchor::EndToStart, 0);
+      else
+        G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
     }
   Result.Stats.Dependencies += A.size() * B.size();
-  // A cycle is reported here, where it was made.
-  ensureFinalized();
+  if (!Ordered)
+    ensureFinalized();
 }
 
 void Interpreter::schedule(const Value &Res, const Value *Priority,
