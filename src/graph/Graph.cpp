@@ -104,6 +104,7 @@ TaskId Graph::addTask(TaskKind K, std::string_view TaskName, ResourceId R,
   Lead.push_back(0);
   Trail.push_back(0);
   Dirty = true;
+  RanksValid = false;
   return T;
 }
 
@@ -117,6 +118,8 @@ ResourceId Graph::addResource(ResourceKind K, int32_t Device, int64_t Id,
   R.Order = K == ResourceKind::Channel ? Ordering::Fifo : Ordering::Program;
   Resources.push_back(std::move(R));
   Dirty = true;
+  LookupsStale = true;
+  RanksValid = false;
   return static_cast<ResourceId>(Resources.size() - 1);
 }
 
@@ -131,10 +134,47 @@ void Graph::addEdge(TaskId Src, TaskId Dst, EdgeKind K, Anchor A,
                     int64_t Delay) {
   Edges.push_back({Src, Dst, K, A, Delay});
   Dirty = true;
+  RanksValid = false;
+}
+
+bool Graph::edgesKeepOrder(llvm::ArrayRef<TaskId> Srcs,
+                           llvm::ArrayRef<TaskId> Dsts) const {
+  if (!RanksValid || LookupsStale)
+    return false;
+  auto Leaf = [&](TaskId T, bool Last) -> TaskId {
+    if (T >= TopoRank.size() / 2 || isRemoved(T))
+      return NoTask;
+    if (!isContainer(T))
+      return T;
+    std::vector<TaskId> L = leavesOf(T);
+    return L.empty() ? NoTask : Last ? L.back() : L.front();
+  };
+  uint32_t Latest = 0, Earliest = ~0u;
+  for (TaskId S : Srcs) {
+    TaskId L = Leaf(S, true);
+    if (L == NoTask)
+      return false;
+    Latest = std::max(Latest, TopoRank[2 * L + 1]);
+  }
+  for (TaskId D : Dsts) {
+    TaskId L = Leaf(D, false);
+    if (L == NoTask)
+      return false;
+    Earliest = std::min(Earliest, TopoRank[2 * L]);
+  }
+  return Latest < Earliest;
+}
+
+void Graph::addEdgeKeepingOrder(TaskId Src, TaskId Dst, EdgeKind K, Anchor A,
+                                int64_t Delay) {
+  bool Ranks = RanksValid;
+  addEdge(Src, Dst, K, A, Delay);
+  RanksValid = Ranks;
 }
 
 std::vector<TaskId> Graph::leavesOf(TaskId T) const {
-  assert(!Dirty && "leavesOf needs a finalized graph");
+  assert(!LookupsStale && "leavesOf needs a finalized graph (additions since "
+                          "are fine)");
   std::vector<TaskId> Out;
   if (isRemoved(T))
     return Out;
@@ -210,6 +250,8 @@ void Graph::removeTasks(const llvm::BitVector &Set) {
     }
   }
   Dirty = true;
+  LookupsStale = true;
+  RanksValid = false;
 }
 
 namespace {
@@ -343,11 +385,10 @@ void Graph::lowerEdges() {
   for (TaskId T = 0; T < N; ++T)
     if (isRemoved(T) && isLeaf(T) && Res[T] != NoResource)
       RemovedLeaves.push_back(T);
-  std::sort(RemovedLeaves.begin(), RemovedLeaves.end(),
-            [&](TaskId A, TaskId B) {
-              return std::make_pair(OrderKey[A], A) <
-                     std::make_pair(OrderKey[B], B);
-            });
+  std::sort(
+      RemovedLeaves.begin(), RemovedLeaves.end(), [&](TaskId A, TaskId B) {
+        return std::make_pair(OrderKey[A], A) < std::make_pair(OrderKey[B], B);
+      });
   for (TaskId T : RemovedLeaves)
     Eff(T, 0);
 
@@ -411,6 +452,7 @@ bool Graph::finalize(std::string *Error) {
     }
   }
   Dirty = false; // leavesOf() is usable from here on
+  LookupsStale = false;
   lowerEdges();
 
   auto BuildCsr = [&](bool ByDst, std::vector<uint32_t> &Begin,
@@ -430,12 +472,14 @@ bool Graph::finalize(std::string *Error) {
 
   if (!checkAcyclic(Error)) {
     Dirty = true;
+    RanksValid = false;
     return false;
   }
+  RanksValid = true;
   return true;
 }
 
-bool Graph::checkAcyclic(std::string *Error) const {
+bool Graph::checkAcyclic(std::string *Error) {
   // Kahn's algorithm over points: 2*T is the start of T, 2*T+1 its end.
   size_t N = numTasks();
   std::vector<uint32_t> Pending(2 * N, 0);
@@ -455,9 +499,11 @@ bool Graph::checkAcyclic(std::string *Error) const {
     if (isLeaf(T) && !isRemoved(T) && Pending[2 * T] == 0)
       Work.push_back(2 * T);
   size_t Done = 0;
+  TopoRank.assign(2 * N, ~0u);
   while (!Work.empty()) {
     uint32_t P = Work.back();
     Work.pop_back();
+    TopoRank[P] = static_cast<uint32_t>(Done);
     ++Done;
     TaskId T = P / 2;
     bool IsEnd = P & 1;

@@ -25,8 +25,8 @@
 
 #include "support/StringPool.h"
 
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/BitVector.h"
 
 #include <cstdint>
 #include <string>
@@ -139,7 +139,7 @@ struct Iteration {
     PointKind Kind = PointKind::Origin;
     TaskId Task = NoTask;
   };
-  int64_t Number = 0;       ///< as the trace numbers it (ProfilerStep#N)
+  int64_t Number = 0;        ///< as the trace numbers it (ProfilerStep#N)
   int64_t MeasuredBegin = 0; ///< trace time, ns
   int64_t MeasuredEnd = 0;
   Point Begin, End;
@@ -156,10 +156,10 @@ public:
   std::vector<int64_t> Dur;           ///< current duration (ns)
   std::vector<int64_t> MeasuredDur;   ///< as traced (NoTime if inserted)
   std::vector<int64_t> MeasuredStart; ///< trace time (NoTime if inserted)
-  std::vector<int64_t> Gap;       ///< delay after the resource predecessor
-  std::vector<int64_t> OrderKey;  ///< position in its resource's order
-  std::vector<TaskId> Parent;     ///< enclosing container, or NoTask
-  std::vector<TaskId> Launcher;   ///< CPU call that launched a GPU task
+  std::vector<int64_t> Gap;           ///< delay after the resource predecessor
+  std::vector<int64_t> OrderKey;      ///< position in its resource's order
+  std::vector<TaskId> Parent;         ///< enclosing container, or NoTask
+  std::vector<TaskId> Launcher;       ///< CPU call that launched a GPU task
   std::vector<LayerId> LayerOf;
   std::vector<Phase> PhaseOf;
   std::vector<int32_t> IterationOf; ///< index into Iterations, or -1
@@ -218,6 +218,18 @@ public:
   bool finalize(std::string *Error = nullptr);
   bool finalized() const { return !Dirty; }
   void markDirty() { Dirty = true; }
+  /// Whether resource order and container leaves (leavesOf) are as of the
+  /// last finalize but for tasks and edges added since: no removal and no
+  /// new resource. Lookups that tolerate missing new tasks need no finalize.
+  bool lookupsCurrent() const { return !LookupsStale; }
+  /// True when every new dependency Src -> Dst (end to start) follows the
+  /// order of the last successful finalize, amended only by such
+  /// dependencies: adding them cannot make a cycle. False when unsure.
+  bool edgesKeepOrder(llvm::ArrayRef<TaskId> Srcs,
+                      llvm::ArrayRef<TaskId> Dsts) const;
+  /// addEdge for a dependency edgesKeepOrder vouched for.
+  void addEdgeKeepingOrder(TaskId Src, TaskId Dst, EdgeKind K, Anchor A,
+                           int64_t Delay);
 
   llvm::ArrayRef<uint32_t> inEdges(TaskId T) const {
     return {InEdges.data() + InBegin[T], InEdges.data() + InBegin[T + 1]};
@@ -231,13 +243,17 @@ public:
 
 private:
   bool Dirty = true;
+  bool LookupsStale = true;
+  bool RanksValid = false;
+  /// Kahn order of the last acyclicity check: 2*T start, 2*T+1 end.
+  std::vector<uint32_t> TopoRank;
   /// For removed leaves: the last live leaf before them on their resource.
   std::vector<TaskId> RemovedResPred;
   /// For removed leaves: the leaf just before them on their resource when
   /// it is removed too (a run of removed leaves), else NoTask.
   std::vector<TaskId> RemovedRunPrev;
   void lowerEdges();
-  bool checkAcyclic(std::string *Error) const;
+  bool checkAcyclic(std::string *Error);
 };
 
 } // namespace dd::graph

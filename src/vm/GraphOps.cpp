@@ -97,6 +97,10 @@ TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
 
 Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   graph::Graph &G = graph();
+  // Placement reads the resource order; tasks inserted since the last
+  // finalize need not be in it, so a run of inserts finalizes once.
+  if (!G.lookupsCurrent())
+    ensureFinalized();
   Value On, Dur, Bytes, After, Before;
   unsigned I = 0;
   if (D.Clauses & bc::InsertDesc::On)
@@ -109,18 +113,6 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
     After = Clauses[I++];
   if (D.Clauses & bc::InsertDesc::Before)
     Before = Clauses[I++];
-
-  std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
-  std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
-  // Containers stand for their leaves, which the graph's derived indexes
-  // find; leaves need none, so a loop of inserts does not rebuild the graph
-  // at every step.
-  bool Leaves = !On.is(VKind::Task) || G.isLeaf(On.asId());
-  for (const std::vector<TaskId> *Ts : {&AfterT, &BeforeT})
-    for (TaskId T : *Ts)
-      Leaves &= G.isLeaf(T);
-  if (!Leaves)
-    ensureFinalized();
 
   graph::ResourceId Res = graph::NoResource;
   if (On.is(VKind::Resource)) {
@@ -151,9 +143,14 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
       fail("a duration cannot be negative (got " + show(Dur) + ")");
     Ns = std::llround(V);
   }
-  int64_t ByteCount = -1;
+  std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
+  std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
+
+  TaskId X = G.addTask(Kind, D.Name, Res, Ns);
+  G.Flags[X] |= graph::TF_Inserted;
+  G.Gap[X] = G.Resources[Res].TypicalGap;
   if (!Bytes.is(VKind::None))
-    ByteCount = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
+    G.Bytes[X] = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
 
   // Where it goes in its resource's order: after the tasks it follows on
   // the same resource, else at the time the tasks it follows ended, and
@@ -175,7 +172,6 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
       // GPU work after a CPU call goes where that call would have launched
       // it: after the work launched before it (stream order is launch
       // order; the stream's own keys are GPU times, which lag).
-      ensureFinalized(); // the stream's order
       Key = std::max(Key, launchOrderKey(G, Res, G.OrderKey[L]));
       if (G.Kind[L] == graph::TaskKind::Runtime && Launch == NoTask)
         Launch = L;
@@ -195,15 +191,10 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   }
   if (Key == INT64_MIN) {
     // Nothing to go by: the end of its resource.
-    ensureFinalized();
     Key = 0;
     for (TaskId T : G.ResourceTasks[Res])
       Key = std::max(Key, G.OrderKey[T] + 1);
   }
-  TaskId X = G.addTask(Kind, D.Name, Res, Ns);
-  G.Flags[X] |= graph::TF_Inserted;
-  G.Gap[X] = G.Resources[Res].TypicalGap;
-  G.Bytes[X] = ByteCount;
   G.OrderKey[X] = Key;
   if (GpuKind && !SameRes)
     G.Launcher[X] = Launch;
@@ -257,15 +248,22 @@ void Interpreter::depend(const Value &Waiter, const Value &On) {
                      "fewer tasks (the last of a set, say)",
                      A.size() * B.size(), A.size(), B.size()));
   step(A.size() * B.size() / 64);
+  // Dependencies that follow the order of the last finalize cannot close a
+  // cycle; others are checked here, where a cycle would be made.
+  bool Ordered = G.edgesKeepOrder(B, A);
   for (TaskId X : A)
     for (TaskId Y : B) {
       if (X == Y)
         fail("a task cannot depend on itself");
-      G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
+      if (Ordered)
+        G.addEdgeKeepingOrder(Y, X, graph::EdgeKind::Script,
+                              graph::Anchor::EndToStart, 0);
+      else
+        G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
     }
   Result.Stats.Dependencies += A.size() * B.size();
-  // A cycle is reported here, where it was made.
-  ensureFinalized();
+  if (!Ordered)
+    ensureFinalized();
 }
 
 void Interpreter::schedule(const Value &Res, const Value *Priority,

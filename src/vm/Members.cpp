@@ -15,18 +15,29 @@ using graph::TaskId;
 
 static std::optional<TypeKind> ownerOf(VKind K) {
   switch (K) {
-  case VKind::Task: return TypeKind::Task;
-  case VKind::Set: return TypeKind::Set;
-  case VKind::Layer: return TypeKind::Layer;
-  case VKind::Resource: return TypeKind::Resource;
-  case VKind::Block: return TypeKind::Block;
-  case VKind::BlockSet: return TypeKind::BlockSet;
-  case VKind::Device: return TypeKind::Device;
-  case VKind::Trace: return TypeKind::TraceInfo;
+  case VKind::Task:
+    return TypeKind::Task;
+  case VKind::Set:
+    return TypeKind::Set;
+  case VKind::Layer:
+    return TypeKind::Layer;
+  case VKind::Resource:
+    return TypeKind::Resource;
+  case VKind::Block:
+    return TypeKind::Block;
+  case VKind::BlockSet:
+    return TypeKind::BlockSet;
+  case VKind::Device:
+    return TypeKind::Device;
+  case VKind::Trace:
+    return TypeKind::TraceInfo;
   case VKind::List:
-  case VKind::Range: return TypeKind::List;
-  case VKind::String: return TypeKind::String;
-  default: return std::nullopt;
+  case VKind::Range:
+    return TypeKind::List;
+  case VKind::String:
+    return TypeKind::String;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -140,7 +151,14 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   auto TaskOrNone = [](TaskId T) {
     return T == NoTask ? Value::none() : Value::id(VKind::Task, T);
   };
-  if (*Id >= MemberId::Task_launcher && *Id <= MemberId::Set_in_iteration)
+  // Dependencies need the lowered edges; the other navigation needs the
+  // resource order, which tasks inserted since the last finalize do not
+  // invalidate (a run of inserts and lookups finalizes once).
+  if (*Id == MemberId::Task_preds || *Id == MemberId::Task_succs ||
+      *Id == MemberId::Set_preds || *Id == MemberId::Set_succs)
+    ensureFinalized();
+  else if (*Id >= MemberId::Task_launcher &&
+           *Id <= MemberId::Set_in_iteration && !G.lookupsCurrent())
     ensureFinalized();
 
   switch (*Id) {
@@ -158,7 +176,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Task_stream:
   case MemberId::Task_thread:
   case MemberId::Task_resource: {
-    if (!G.isLeaf(Obj.asId())) // a leaf's resource is its own
+    if (!G.lookupsCurrent())
       ensureFinalized();
     graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
     if (R == graph::NoResource)
@@ -170,7 +188,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::id(VKind::Resource, R);
   }
   case MemberId::Task_device: {
-    if (!G.isLeaf(Obj.asId()))
+    if (!G.lookupsCurrent())
       ensureFinalized();
     graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
     return Plain(R == graph::NoResource ? -1 : G.Resources[R].Device);
@@ -218,8 +236,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Task_preds:
   case MemberId::Task_succs: {
     llvm::BitVector Out = emptySet();
-    TaskMembers{*this, G, Obj.asId()}.neighbours(
-        Out, *Id == MemberId::Task_preds);
+    TaskMembers{*this, G, Obj.asId()}.neighbours(Out,
+                                                 *Id == MemberId::Task_preds);
     return taskSet(std::move(Out));
   }
 
@@ -335,10 +353,12 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   }
 
   // --- Device and trace ---
-  case MemberId::Device_name: return Value::string(Env.Device.Name);
+  case MemberId::Device_name:
+    return Value::string(Env.Device.Name);
   case MemberId::Device_memory:
     return Value::number(static_cast<double>(Env.Device.Memory), Dim::bytes());
-  case MemberId::Device_sms: return Plain(Env.Device.Sms);
+  case MemberId::Device_sms:
+    return Plain(Env.Device.Sms);
   case MemberId::Device_mem_bandwidth:
     if (Env.Device.MemBandwidth <= 0)
       fail("the trace shows no memory-bound work to measure the device's "
@@ -350,7 +370,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     if (Env.Device.PcieBandwidth <= 0)
       return Value::none();
     return Value::number(Env.Device.PcieBandwidth, Dim::bandwidth());
-  case MemberId::TraceInfo_path: return Value::string(Env.TracePath);
+  case MemberId::TraceInfo_path:
+    return Value::string(Env.TracePath);
   case MemberId::TraceInfo_iterations: {
     std::vector<Value> Items;
     for (const graph::Iteration &It : G.Iterations)
@@ -387,8 +408,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
       auto *R = Obj.as<RangeObj>();
       if (R->size() == 0)
         return Value::none();
-      return Plain(static_cast<double>(*Id == MemberId::List_first ? R->Lo
-                                                                   : R->Hi));
+      return Plain(
+          static_cast<double>(*Id == MemberId::List_first ? R->Lo : R->Hi));
     }
     auto &Items = Obj.as<ListObj>()->Items;
     if (Items.empty())
