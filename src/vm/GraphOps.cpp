@@ -198,7 +198,9 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
   G.OrderKey[X] = Key;
   if (GpuKind && !SameRes)
     G.Launcher[X] = Launch;
-  TaskId From = !AfterT.empty()    ? AfterT.front()
+  // It belongs with the latest-starting task it follows (a gradient's
+  // AccumulateGrad rather than a kernel its frontier holds from earlier).
+  TaskId From = !AfterT.empty()    ? AfterT.back()
                 : !BeforeT.empty() ? BeforeT.front()
                                    : NoTask;
   if (From != NoTask) {

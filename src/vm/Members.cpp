@@ -242,26 +242,54 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   }
 
   // --- Task sets ---
-  case MemberId::Set_count:
-    return Plain(static_cast<double>(inOrder(toSet(Obj, "count")).size()));
+  // Set-level members run as one native loop over the bits (a set may hold
+  // a million tasks): no sorting, no per-task member dispatch.
+  case MemberId::Set_count: {
+    const llvm::BitVector &B = toSet(Obj, "count");
+    size_t N = 0;
+    for (int T = B.find_first(); T >= 0; T = B.find_next(T))
+      N += !G.isRemoved(static_cast<TaskId>(T));
+    return Plain(static_cast<double>(N));
+  }
   case MemberId::Set_first:
   case MemberId::Set_last: {
-    std::vector<TaskId> L = inOrder(toSet(Obj, Name.c_str()));
-    if (L.empty())
-      return Value::none();
-    return Value::id(VKind::Task,
-                     *Id == MemberId::Set_first ? L.front() : L.back());
+    // As inOrder's stable sort by order key would put them: the first is
+    // the lowest key (lowest id among equals), the last the highest key
+    // (highest id among equals).
+    const llvm::BitVector &B = toSet(Obj, Name.c_str());
+    bool First = *Id == MemberId::Set_first;
+    TaskId Best = NoTask;
+    for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
+      auto T = static_cast<TaskId>(I);
+      if (G.isRemoved(T))
+        continue;
+      if (Best == NoTask || (First ? G.OrderKey[T] < G.OrderKey[Best]
+                                   : G.OrderKey[T] >= G.OrderKey[Best]))
+        Best = T;
+    }
+    return TaskOrNone(Best);
   }
   case MemberId::Set_duration:
   case MemberId::Set_measured:
   case MemberId::Set_bytes: {
+    const llvm::BitVector &B = toSet(Obj, Name.c_str());
     double Sum = 0;
-    MemberId Per = *Id == MemberId::Set_duration   ? MemberId::Task_duration
-                   : *Id == MemberId::Set_measured ? MemberId::Task_measured
-                                                   : MemberId::Task_bytes;
-    for (TaskId T : inOrder(toSet(Obj, Name.c_str())))
-      Sum += member(Value::id(VKind::Task, T), bc::memberInfo(Per).Name)
-                 .asNumber();
+    for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
+      auto T = static_cast<TaskId>(I);
+      if (G.isRemoved(T))
+        continue;
+      if (*Id == MemberId::Set_measured) {
+        Sum += G.MeasuredDur[T] == graph::NoTime ? 0 : G.MeasuredDur[T];
+      } else if (*Id == MemberId::Set_bytes) {
+        Sum += G.Bytes[T] < 0 ? 0 : G.Bytes[T];
+      } else if (G.isLeaf(T)) {
+        Sum += G.Dur[T];
+      } else {
+        if (!G.lookupsCurrent())
+          ensureFinalized();
+        Sum += graph::innerTime(G, T) + G.Lead[T] + G.Trail[T];
+      }
+    }
     return Value::number(Sum, Info.D);
   }
   case MemberId::Set_launchers:

@@ -156,8 +156,8 @@ int main(int argc, char **argv) {
     }
     if (!Found)
       return failWith("expected diagnostic " + std::to_string(X.Line) + ":" +
-                      std::to_string(X.Col) + ": " + X.Msg +
-                      "\n--- got ---\n" + Rendered);
+                      std::to_string(X.Col) + ": " + X.Msg + "\n--- got ---\n" +
+                      Rendered);
     ++Matched;
   }
   if (Matched != Diags.diagnostics().size())
@@ -196,6 +196,10 @@ int main(int argc, char **argv) {
     }
     Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
     Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(*G);
+    if (T->Distributed.Present) {
+      Env.WorldSize = T->Distributed.WorldSize;
+      Env.Rank = T->Distributed.Rank;
+    }
     Env.ReportIteration = G->Iterations.size() > 2 ? 1 : 0;
     Env.BaselineNs =
         sim::iterationTime(*G, *Base, G->Iterations[Env.ReportIteration]);

@@ -1,0 +1,167 @@
+// Properties of the shipped models (stdlib/): the direction and bounds of
+// their predictions, on the training fixtures they apply to.
+
+#include "builder/GraphBuilder.h"
+#include "compiler/Compiler.h"
+#include "driver/Session.h"
+#include "sim/Simulator.h"
+#include "trace/TraceReader.h"
+#include "vm/VM.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+using namespace dd;
+
+namespace {
+
+struct Prediction {
+  int64_t Baseline = 0, Predicted = 0;
+  std::string Output;
+};
+
+/// A trace loaded once per test binary (traces take a while to parse).
+const trace::Trace &fixture(const std::string &Rel) {
+  static std::map<std::string, trace::Trace> Cache;
+  auto It = Cache.find(Rel);
+  if (It == Cache.end()) {
+    auto T = trace::readTrace(std::string(DD_TEST_DATA) + "/" + Rel);
+    REQUIRE_MESSAGE(static_cast<bool>(T), Rel);
+    It = Cache.emplace(Rel, std::move(*T)).first;
+  }
+  return It->second;
+}
+
+/// What `ddscript run MODEL --trace REL --set ...` predicts for the default
+/// iteration.
+Prediction predict(const std::string &Rel, const std::string &Model,
+                   std::vector<vm::Setting> Settings = {}) {
+  const trace::Trace &T = fixture(Rel);
+  auto G = graph::buildGraph(T);
+  REQUIRE(static_cast<bool>(G));
+  auto Base = sim::simulate(*G);
+  REQUIRE(static_cast<bool>(Base));
+  size_t Report = driver::defaultIteration(*G);
+
+  SourceManager SM;
+  DiagEngine Diags;
+  compiler::CompileOptions Opts;
+  Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
+  auto M = compiler::compileFile(
+      std::string(DD_STDLIB_SOURCE_DIR) + "/" + Model + ".dd", Opts, SM, Diags);
+  REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
+  vm::RunEnv Env;
+  Env.G = &*G;
+  if (!T.Devices.empty())
+    Env.Device.Memory = T.Devices.front().TotalGlobalMem;
+  Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
+  if (T.Distributed.Present) {
+    Env.WorldSize = T.Distributed.WorldSize;
+    Env.Rank = T.Distributed.Rank;
+  }
+  Env.ReportIteration = Report;
+  Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Report]);
+  graph::Graph *GP = &*G;
+  Env.Simulate = [GP, Report](const sim::SchedulePolicy &P) -> int64_t {
+    auto R = sim::simulate(*GP, &P);
+    return R ? sim::iterationTime(*GP, *R, GP->Iterations[Report]) : -1;
+  };
+  vm::RunOptions RO;
+  RO.Settings = std::move(Settings);
+  vm::RunResult R = vm::run(M->Program, Env, RO);
+  REQUIRE_MESSAGE(R.Ok, R.Error.Message);
+  auto Pred = sim::simulate(*G, &R.Policy);
+  REQUIRE(static_cast<bool>(Pred));
+  return {Env.BaselineNs, sim::iterationTime(*G, *Pred, G->Iterations[Report]),
+          R.Output};
+}
+
+const char *const R50 = "kineto/resnet50_v100_workers0.pt.trace.json.gz";
+
+/// Communication at no cost: no latency, a bandwidth nothing can use up.
+std::vector<vm::Setting> freeNetwork(std::vector<vm::Setting> More = {}) {
+  std::vector<vm::Setting> S = {{"gbps", "1e9Gbps"},
+                                {"intra_gbps", "1e9GBps"},
+                                {"latency", "0us"},
+                                {"intra_latency", "0us"}};
+  S.insert(S.end(), More.begin(), More.end());
+  return S;
+}
+
+} // namespace
+
+TEST_CASE("amp never predicts a slower iteration") {
+  for (const char *Rel :
+       {R50, "kineto/resnet50_2021-01_workers0.pt.trace.json.gz",
+        "hta/v100_ns_resolution_rank0.json.gz",
+        "hta/ddp2_a100_nccl_data.json.gz", "hta/a100_16rank_rank0.json.gz",
+        "param/resnet_2080ti_no_steps.json.gz",
+        "hta/gpu_user_annotation_steps.json.gz"}) {
+    CAPTURE(Rel);
+    Prediction P = predict(Rel, "amp");
+    CHECK(P.Predicted <= P.Baseline);
+    Prediction Casts = predict(Rel, "amp", {{"insert_casts", "true"}});
+    CHECK(Casts.Predicted >= P.Predicted);
+  }
+}
+
+TEST_CASE("restructure_bn never predicts a slower iteration") {
+  for (const char *Rel : {R50, "hta/v100_ns_resolution_rank0.json.gz",
+                          "param/resnet_2080ti_no_steps.json.gz"}) {
+    CAPTURE(Rel);
+    Prediction P = predict(Rel, "restructure_bn");
+    CHECK(P.Predicted <= P.Baseline);
+    CHECK(P.Output.find("fused into BN: ") != std::string::npos);
+  }
+}
+
+TEST_CASE("ddp with free communication equals the single-GPU baseline") {
+  // The optimizer's wait for the all-reduces costs nothing when they do:
+  // the last bucket is ready when backward's last gradient is, and the
+  // optimizer's first kernel follows backward on the stream anyway.
+  Prediction P = predict(R50, "ddp", freeNetwork());
+  CHECK(P.Predicted == P.Baseline);
+  // A real network costs time once it cannot hide behind backward.
+  Prediction Slow = predict(R50, "ddp", {{"gbps", "1Gbps"}});
+  CHECK(Slow.Predicted > P.Baseline);
+}
+
+TEST_CASE("more machines at the same bandwidth never make ddp faster") {
+  int64_t Last = 0;
+  for (const char *Machines : {"1", "2", "4", "8"}) {
+    CAPTURE(Machines);
+    Prediction P = predict(
+        R50, "ddp",
+        {{"machines", Machines}, {"gbps", "5Gbps"}, {"intra_gbps", "5GBps"}});
+    CHECK(P.Predicted >= Last);
+    Last = P.Predicted;
+  }
+}
+
+TEST_CASE("p3 is never slower than ddp at the same bandwidth") {
+  for (const char *Gbps : {"1Gbps", "5Gbps", "10Gbps", "100Gbps"}) {
+    CAPTURE(Gbps);
+    std::vector<vm::Setting> S = {
+        {"gbps", Gbps}, {"latency", "0us"}, {"intra_latency", "0us"}};
+    Prediction Ddp = predict(R50, "ddp", S);
+    Prediction P3 = predict(R50, "p3", S);
+    CHECK(P3.Predicted <= Ddp.Predicted);
+    CHECK(P3.Predicted >= P3.Baseline);
+  }
+}
+
+TEST_CASE("fused_adam replaces the optimizer step and keeps its waits") {
+  Prediction P = predict(R50, "fused_adam");
+  // ResNet-50's SGD launches 483 kernels from 161 parameters: fused, 5.
+  CHECK(P.Output.find("fused: 5 kernels for 161 gradients of 97.49 MiB") !=
+        std::string::npos);
+  CHECK(P.Predicted < P.Baseline);
+  // Removing the step must not drop its wait for backward: with launches
+  // and kernels that cost nothing, the iteration cannot end before the
+  // backward pass does, so it is never shorter than without the optimizer.
+  Prediction Free = predict(R50, "fused_adam",
+                            {{"launch_cost", "0us"}, {"traffic", "0.000001"}});
+  CHECK(Free.Predicted <= P.Predicted);
+  CHECK(Free.Predicted > P.Baseline / 2);
+}
