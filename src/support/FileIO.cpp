@@ -1,6 +1,7 @@
 #include "support/FileIO.h"
 
 #include "support/Error.h"
+#include "support/InputStream.h"
 
 #include <zlib.h>
 
@@ -10,7 +11,6 @@
 #include <memory>
 
 using namespace dd;
-
 
 bool dd::isGzip(std::string_view Data) {
   return Data.size() >= 2 && static_cast<unsigned char>(Data[0]) == 0x1f &&
@@ -62,21 +62,10 @@ llvm::Expected<std::string> dd::gunzip(std::string_view Data, size_t Padding) {
 
 llvm::Expected<std::string> dd::readFileMaybeGzip(const std::string &Path,
                                                   size_t Padding) {
-  std::unique_ptr<FILE, int (*)(FILE *)> F(std::fopen(Path.c_str(), "rb"),
-                                           std::fclose);
-  if (!F)
-    return makeError(llvm::Twine("cannot open: ") + std::strerror(errno));
-  std::string Data;
-  char Buf[1 << 16];
-  size_t N;
-  while ((N = std::fread(Buf, 1, sizeof(Buf), F.get())) > 0)
-    Data.append(Buf, N);
-  if (std::ferror(F.get()))
-    return makeError(llvm::Twine("cannot read: ") + std::strerror(errno));
-  if (isGzip(Data))
-    return gunzip(Data, Padding);
-  Data.reserve(Data.size() + Padding);
-  return Data;
+  auto In = InputStream::open(Path);
+  if (!In)
+    return In.takeError();
+  return (*In)->readAll(Padding);
 }
 
 llvm::Expected<std::string> dd::gzip(std::string_view Data) {
