@@ -2,14 +2,17 @@
 //
 // Reads Chrome-trace JSON as written by Kineto (both the 2021 schema with
 // Operator/Runtime/Kernel categories and the current cpu_op/cuda_runtime/
-// kernel one) with simdjson's on-demand API: one forward pass, fields in
-// document order, missing keys are normal. Only the fields ddscript models
-// are kept; everything else is skipped without being parsed.
+// kernel one) with simdjson's on-demand API: one forward pass, window by
+// window (JsonWalker), fields in document order, missing keys are normal.
+// Only the fields ddscript models are kept; everything else is skipped
+// without being parsed. Views into the JSON live only while their event is
+// read: whatever outlives it is interned or copied.
 //
 //===----------------------------------------------------------------------===//
 
 #include "support/Error.h"
-#include "support/FileIO.h"
+#include "support/InputStream.h"
+#include "trace/JsonWalker.h"
 #include "trace/Numbers.h"
 #include "trace/TraceReader.h"
 
@@ -89,9 +92,9 @@ Cat classifyCategory(std::string_view C, bool &Legacy) {
 }
 
 std::string_view trimToken(std::string_view S) {
-  while (!S.empty() && (S.back() == ' ' || S.back() == '\n' ||
-                        S.back() == '\r' || S.back() == '\t' ||
-                        S.back() == ','))
+  while (!S.empty() &&
+         (S.back() == ' ' || S.back() == '\n' || S.back() == '\r' ||
+          S.back() == '\t' || S.back() == ','))
     S.remove_suffix(1);
   return S;
 }
@@ -110,8 +113,8 @@ struct Scratch {
   // [memory] records.
   bool HasAddr = false;
   uint64_t Addr = 0;
-  int64_t MemBytes = NoValue, TotalAllocated = NoValue,
-          TotalReserved = NoValue, DeviceType = NoValue, DeviceId = NoValue;
+  int64_t MemBytes = NoValue, TotalAllocated = NoValue, TotalReserved = NoValue,
+          DeviceType = NoValue, DeviceId = NoValue;
   // Metadata events.
   std::string_view MetaName;
 
@@ -125,38 +128,44 @@ struct Scratch {
 
 class KinetoParser {
 public:
-  KinetoParser(std::string &Data, const std::string &Path,
-               const ProgressFn &Progress)
-      : Data(Data), Progress(Progress) {
+  KinetoParser(InputStream &In, const std::string &Path,
+               const ProgressFn &Progress, size_t WindowBytes)
+      : In(In), Progress(Progress), WindowBytes(WindowBytes) {
     T.Path = Path;
+    // Kineto writes about 200 bytes an event, inflated; gzip packs them
+    // about 10x.
+    uint64_t Content = In.sourceSize() * (In.isCompressed() ? 10 : 1);
+    T.reserveEvents(static_cast<size_t>(Content / 200));
   }
 
   llvm::Expected<Trace> run();
 
 private:
-  std::string &Data;
+  InputStream &In;
   const ProgressFn &Progress;
+  size_t WindowBytes;
   Trace T;
-  od::parser Parser;
-  od::document Doc;
   bool Legacy = false;
-  bool SawTraceEvents = false;
   uint64_t EventsSeen = 0;
   std::map<std::string, uint64_t, std::less<>> Skipped;
   std::map<std::pair<TrackId, std::string>, uint64_t> Unused;
-  // Open "B" events per track for B/E pairs.
-  std::map<TrackId, std::vector<std::pair<Scratch, std::string>>> OpenBegins;
+  /// A "B" event waiting for its "E": its views re-pointed at copies.
+  struct OpenBegin {
+    Scratch S;
+    std::string Cat, Name, Pid, Tid, Ts;
+  };
+  std::map<TrackId, std::vector<std::unique_ptr<OpenBegin>>> OpenBegins;
   struct ThreadName {
     TrackId Track;
     std::string Name;
   };
   std::vector<ThreadName> ThreadNames;
   uint64_t NegativeDurations = 0;
-  size_t Where = 0; ///< offset of the value being read, for messages
   uint64_t UnmatchedEnds = 0;
+  Scratch Current; ///< the event being read
 
-  void parseTopLevel();
-  void parseEvents(od::array Events);
+  void topLevelField(std::string_view Key, od::value V);
+  void element(od::value V);
   void parseEvent(od::object Obj, Scratch &S);
   void parseArgs(od::object Args, Scratch &S);
   void commit(Scratch &S);
@@ -168,7 +177,6 @@ private:
   static std::string_view str(od::value V);
   static std::optional<int64_t> integer(od::value V);
   int64_t timeNs(std::string_view Text, const char *Field);
-  std::string location() const;
 };
 
 std::string_view KinetoParser::str(od::value V) {
@@ -198,22 +206,6 @@ int64_t KinetoParser::timeNs(std::string_view Text, const char *Field) {
                   std::string(Text.substr(0, 40)) +
                   "' is not a time in microseconds that fits in 64-bit "
                   "nanoseconds"};
-}
-
-std::string KinetoParser::location() const {
-  // simdjson's iterator cannot be asked where it stopped once it failed;
-  // the start of the value being read is tracked instead.
-  size_t Offset = std::min(Where, Data.size());
-  size_t Line = 1, Col = 1;
-  for (size_t I = 0; I < Offset; ++I) {
-    if (Data[I] == '\n') {
-      ++Line;
-      Col = 1;
-    } else {
-      ++Col;
-    }
-  }
-  return "line " + std::to_string(Line) + ", column " + std::to_string(Col);
 }
 
 void KinetoParser::parseArgs(od::object Args, Scratch &S) {
@@ -379,8 +371,12 @@ void KinetoParser::commitInterval(Scratch &S, int64_t StartNs, int64_t DurNs) {
   Legacy |= Leg;
   EventKind K;
   switch (C) {
-  case Cat::CpuOp: K = EventKind::CpuOp; break;
-  case Cat::UserAnnotation: K = EventKind::UserAnnotation; break;
+  case Cat::CpuOp:
+    K = EventKind::CpuOp;
+    break;
+  case Cat::UserAnnotation:
+    K = EventKind::UserAnnotation;
+    break;
   case Cat::PythonFunction:
     // Python frames are kept only where they name a module (layer).
     if (S.Name.substr(0, 10) != "nn.Module:") {
@@ -389,18 +385,36 @@ void KinetoParser::commitInterval(Scratch &S, int64_t StartNs, int64_t DurNs) {
     }
     K = EventKind::PythonFunction;
     break;
-  case Cat::Runtime: K = EventKind::Runtime; break;
-  case Cat::Driver: K = EventKind::Driver; break;
+  case Cat::Runtime:
+    K = EventKind::Runtime;
+    break;
+  case Cat::Driver:
+    K = EventKind::Driver;
+    break;
   case Cat::Marker:
     K = EventKind::Marker;
     break;
-  case Cat::Kernel: K = EventKind::Kernel; break;
-  case Cat::Memcpy: K = EventKind::Memcpy; break;
-  case Cat::Memset: K = EventKind::Memset; break;
-  case Cat::GpuAnnotation: K = EventKind::GpuAnnotation; break;
-  case Cat::CudaSync: K = EventKind::CudaSync; break;
-  case Cat::CudaEvent: K = EventKind::CudaEvent; break;
-  case Cat::Overhead: K = EventKind::Overhead; break;
+  case Cat::Kernel:
+    K = EventKind::Kernel;
+    break;
+  case Cat::Memcpy:
+    K = EventKind::Memcpy;
+    break;
+  case Cat::Memset:
+    K = EventKind::Memset;
+    break;
+  case Cat::GpuAnnotation:
+    K = EventKind::GpuAnnotation;
+    break;
+  case Cat::CudaSync:
+    K = EventKind::CudaSync;
+    break;
+  case Cat::CudaEvent:
+    K = EventKind::CudaEvent;
+    break;
+  case Cat::Overhead:
+    K = EventKind::Overhead;
+    break;
   case Cat::Trace:
     return; // the profiler's own span
   default:
@@ -429,8 +443,8 @@ void KinetoParser::commitInterval(Scratch &S, int64_t StartNs, int64_t DurNs) {
   } else {
     Tr = T.internTrack(S.Pid, S.Tid);
   }
-  EventId E = T.addEvent(K, T.Strings.intern(S.Name), Tr, StartNs, DurNs,
-                         S.Extra);
+  EventId E =
+      T.addEvent(K, T.Strings.intern(S.Name), Tr, StartNs, DurNs, S.Extra);
   T.Correlation[E] = S.Correlation;
   T.ExternalId[E] = S.ExternalId;
   T.SeqNumber[E] = S.Seq;
@@ -454,9 +468,15 @@ void KinetoParser::commit(Scratch &S) {
     if (!S.HasTs)
       throw ReadError{"begin event has no \"ts\""};
     TrackId Tr = T.internTrack(S.Pid, S.Tid);
-    // The scratch views point into the parser's buffers, which live as long
-    // as the document: keeping the copy is safe.
-    OpenBegins[Tr].emplace_back(S, std::string(S.Ts));
+    // The scratch's views die with this event's window: keep copies.
+    auto O = std::make_unique<OpenBegin>();
+    O->S = S;
+    O->Cat = S.Cat;
+    O->Name = S.Name;
+    O->Pid = S.Pid;
+    O->Tid = S.Tid;
+    O->Ts = S.Ts;
+    OpenBegins[Tr].push_back(std::move(O));
     return;
   }
   case 'E': {
@@ -466,9 +486,15 @@ void KinetoParser::commit(Scratch &S) {
       ++UnmatchedEnds;
       return;
     }
-    auto [Begin, TsText] = std::move(Stack.back());
+    std::unique_ptr<OpenBegin> O = std::move(Stack.back());
     Stack.pop_back();
-    int64_t Start = timeNs(TsText, "ts");
+    Scratch &Begin = O->S;
+    Begin.Cat = O->Cat;
+    Begin.Name = O->Name;
+    Begin.Pid = O->Pid;
+    Begin.Tid = O->Tid;
+    Begin.Bp = Begin.Id = Begin.Dur = Begin.MetaName = {};
+    int64_t Start = timeNs(O->Ts, "ts");
     int64_t End = timeNs(S.Ts, "ts");
     commitInterval(Begin, Start, End - Start);
     return;
@@ -484,10 +510,9 @@ void KinetoParser::commit(Scratch &S) {
     M.Bytes = S.MemBytes == NoValue ? 0 : S.MemBytes;
     M.TotalAllocated = S.TotalAllocated;
     M.TotalReserved = S.TotalReserved;
-    M.DeviceType = static_cast<int32_t>(
-        S.DeviceType == NoValue ? 0 : S.DeviceType);
-    M.DeviceId =
-        static_cast<int32_t>(S.DeviceId == NoValue ? -1 : S.DeviceId);
+    M.DeviceType =
+        static_cast<int32_t>(S.DeviceType == NoValue ? 0 : S.DeviceType);
+    M.DeviceId = static_cast<int32_t>(S.DeviceId == NoValue ? -1 : S.DeviceId);
     T.Memory.push_back(M);
     return;
   }
@@ -534,22 +559,12 @@ void KinetoParser::commit(Scratch &S) {
   }
 }
 
-void KinetoParser::parseEvents(od::array Events) {
-  SawTraceEvents = true;
-  Scratch S;
-  uint64_t N = 0;
-  for (auto Ev : Events) {
-    od::value V = Ev.value();
-    Where = static_cast<size_t>(V.raw_json_token().data() -
-                                Data.data());
-    if (V.type() != od::json_type::object)
-      throw ReadError{"an element of \"traceEvents\" is not an object"};
-    S.reset();
-    parseEvent(V.get_object(), S);
-    commit(S);
-    if (Progress && (++N & 0x3fff) == 0)
-      Progress(double(Where) / double(std::max<size_t>(Data.size(), 1)));
-  }
+void KinetoParser::element(od::value V) {
+  if (V.type() != od::json_type::object)
+    throw ReadError{"an element of \"traceEvents\" is not an object"};
+  Current.reset();
+  parseEvent(V.get_object(), Current);
+  commit(Current);
 }
 
 void KinetoParser::parseDeviceProperties(od::array A) {
@@ -594,36 +609,18 @@ void KinetoParser::parseDistributedInfo(od::object O) {
   }
 }
 
-void KinetoParser::parseTopLevel() {
-  od::json_type Ty = Doc.type();
-  if (Ty == od::json_type::array) {
-    // A bare array of events is valid Chrome-trace JSON too.
-    parseEvents(Doc.get_array());
-    return;
-  }
-  if (Ty != od::json_type::object)
-    throw ReadError{"not a trace: the top-level JSON value is not an object"};
-  for (auto Field : Doc.get_object()) {
-    std::string_view Key = Field.unescaped_key();
-    od::value V = Field.value();
-    Where = static_cast<size_t>(V.raw_json_token().data() -
-                                Data.data());
-    if (Key == "traceEvents") {
-      if (V.type() != od::json_type::array)
-        throw ReadError{"\"traceEvents\" is not an array"};
-      parseEvents(V.get_array());
-    } else if (Key == "deviceProperties") {
-      if (V.type() == od::json_type::array)
-        parseDeviceProperties(V.get_array());
-    } else if (Key == "distributedInfo") {
-      if (V.type() == od::json_type::object)
-        parseDistributedInfo(V.get_object());
-    } else if (Key == "baseTimeNanoseconds") {
-      if (auto B = integer(V))
-        T.BaseTimeNs = *B;
-    } else if (Key == "schemaVersion") {
-      T.SchemaVersion = integer(V).value_or(0);
-    }
+void KinetoParser::topLevelField(std::string_view Key, od::value V) {
+  if (Key == "deviceProperties") {
+    if (V.type() == od::json_type::array)
+      parseDeviceProperties(V.get_array());
+  } else if (Key == "distributedInfo") {
+    if (V.type() == od::json_type::object)
+      parseDistributedInfo(V.get_object());
+  } else if (Key == "baseTimeNanoseconds") {
+    if (auto B = integer(V))
+      T.BaseTimeNs = *B;
+  } else if (Key == "schemaVersion") {
+    T.SchemaVersion = integer(V).value_or(0);
   }
 }
 
@@ -645,31 +642,24 @@ llvm::Expected<Trace> KinetoParser::run() {
   auto Fail = [&](const std::string &Msg) -> llvm::Error {
     return makeError(Msg);
   };
-  size_t Begin = Data.find_first_not_of(" \t\r\n");
-  if (Begin == std::string::npos)
-    return Fail("empty file");
-  if (Data[Begin] != '{' && Data[Begin] != '[')
-    return Fail("not JSON: the file does not start with '{' or '['");
+  JsonWalker W(In, WindowBytes ? WindowBytes : size_t(4) << 20);
   try {
-    simdjson::padded_string_view View(Data.data(), Data.size(),
-                                      Data.capacity());
-    Doc = Parser.iterate(View);
-    parseTopLevel();
+    auto Report = [&](double F) {
+      if (Progress)
+        Progress(F);
+    };
+    if (auto E = W.walk(
+            "traceEvents",
+            [&](std::string_view Key, od::value V, uint64_t) {
+              topLevelField(Key, V);
+            },
+            [&](od::value V, uint64_t) { element(V); }, Report))
+      return E;
   } catch (const ReadError &E) {
-    return Fail(E.Msg + " (in the value at " + location() + ")");
-  } catch (const simdjson::simdjson_error &E) {
-    simdjson::error_code Code = E.error();
-    std::string What = simdjson::error_message(Code);
-    if (Code == simdjson::INCOMPLETE_ARRAY_OR_OBJECT ||
-        Code == simdjson::TAPE_ERROR || Code == simdjson::EMPTY)
-      What = "the JSON ends early or is not well formed (truncated file?)";
-    else if (Code == simdjson::UNCLOSED_STRING)
-      What = "a string is not closed (truncated file?)";
-    // Errors found while indexing the whole text have no useful position.
-    return Fail("invalid JSON" +
-                (Where ? " in the value at " + location() : std::string()) +
-                ": " + What);
+    return Fail(E.Msg + " (in the value at " + W.location(W.elementOffset()) +
+                ")");
   }
+  bool SawTraceEvents = W.sawArray();
   if (!SawTraceEvents)
     return Fail("not a Chrome/Kineto trace: no \"traceEvents\" array");
   finish();
@@ -687,11 +677,17 @@ llvm::Expected<Trace> KinetoParser::run() {
 
 } // namespace
 
-llvm::Expected<Trace> dd::trace::parseKinetoJson(std::string &Data,
+llvm::Expected<Trace> dd::trace::readKinetoJson(InputStream &In,
+                                                const std::string &Path,
+                                                const ProgressFn &Progress,
+                                                size_t WindowBytes) {
+  KinetoParser P(In, Path, Progress, WindowBytes);
+  return P.run();
+}
+
+llvm::Expected<Trace> dd::trace::parseKinetoJson(std::string_view Data,
                                                  const std::string &Path,
                                                  const ProgressFn &Progress) {
-  if (Data.capacity() < Data.size() + simdjson::SIMDJSON_PADDING)
-    Data.reserve(Data.size() + simdjson::SIMDJSON_PADDING);
-  KinetoParser P(Data, Path, Progress);
-  return P.run();
+  auto In = InputStream::fromMemory(Data);
+  return readKinetoJson(*In, Path, Progress);
 }

@@ -1,20 +1,30 @@
 #include "trace/TraceReader.h"
 
-#include "support/FileIO.h"
+#include "support/InputStream.h"
 
 using namespace dd;
 using namespace dd::trace;
 
 llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
                                            const ProgressFn &Progress) {
-  auto Data = readFileMaybeGzip(Path);
-  if (!Data)
-    return Data.takeError();
+  auto In = InputStream::open(Path);
+  if (!In)
+    return In.takeError();
+  // The collector's binary format is told apart by its magic number.
+  auto Head = (*In)->peek(16);
+  if (!Head)
+    return Head.takeError();
   if (Progress)
     Progress(0.0);
-  // The collector's binary format is told apart by its magic number.
-  auto T = isCuptiData(*Data) ? parseCupti(*Data, Path)
-                              : parseKinetoJson(*Data, Path, Progress);
+  auto Read = [&]() -> llvm::Expected<Trace> {
+    if (!isCuptiData(*Head))
+      return readKinetoJson(**In, Path, Progress);
+    auto Data = (*In)->readAll();
+    if (!Data)
+      return Data.takeError();
+    return parseCupti(*Data, Path);
+  };
+  auto T = Read();
   if (Progress)
     Progress(1.0);
   return T;

@@ -2,6 +2,7 @@
 #ifndef DD_TRACE_TRACEREADER_H
 #define DD_TRACE_TRACEREADER_H
 
+#include "support/InputStream.h"
 #include "trace/Trace.h"
 
 #include "llvm/Support/Error.h"
@@ -21,9 +22,15 @@ using ProgressFn = std::function<void(double)>;
 llvm::Expected<Trace> readTrace(const std::string &Path,
                                 const ProgressFn &Progress = nullptr);
 
-/// Parses Kineto JSON already in memory. \p Data must have at least 64 bytes
-/// of spare capacity (simdjson reads in blocks).
-llvm::Expected<Trace> parseKinetoJson(std::string &Data,
+/// Reads Kineto JSON from \p In, front to back in windows of about
+/// \p WindowBytes (0: the default, a few MB): memory follows the trace
+/// model, not the file.
+llvm::Expected<Trace> readKinetoJson(InputStream &In, const std::string &Path,
+                                     const ProgressFn &Progress = nullptr,
+                                     size_t WindowBytes = 0);
+
+/// Parses Kineto JSON already in memory.
+llvm::Expected<Trace> parseKinetoJson(std::string_view Data,
                                       const std::string &Path,
                                       const ProgressFn &Progress = nullptr);
 
