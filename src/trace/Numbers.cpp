@@ -4,8 +4,78 @@
 
 using namespace dd::trace;
 
+namespace {
+
+constexpr int64_t Pow10[] = {1,
+                             10,
+                             100,
+                             1000,
+                             10000,
+                             100000,
+                             1000000,
+                             10000000,
+                             100000000,
+                             1000000000,
+                             10000000000,
+                             100000000000,
+                             1000000000000,
+                             10000000000000,
+                             100000000000000,
+                             1000000000000000,
+                             10000000000000000,
+                             100000000000000000,
+                             1000000000000000000};
+
+/// The common case, [-]DIGITS[.DIGITS] with at most 18 digits in all and
+/// nothing around it, without building a digit string: every timestamp and
+/// duration of a trace goes through here. False when the text is not of
+/// that form (the general parser then decides).
+bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
+  size_t I = 0, N = S.size();
+  bool Negative = false;
+  if (I < N && S[I] == '-') {
+    Negative = true;
+    ++I;
+  }
+  uint64_t V = 0;
+  int Digits = 0, Frac = 0;
+  size_t IntStart = I;
+  for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits)
+    V = V * 10 + uint64_t(S[I] - '0');
+  bool SawInt = I > IntStart;
+  if (I < N && S[I] == '.') {
+    ++I;
+    for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits, ++Frac)
+      V = V * 10 + uint64_t(S[I] - '0');
+  }
+  if (I != N || Digits == 0 || Digits > 18 || (!SawInt && Frac == 0) ||
+      Scale < 0 || Scale > 18)
+    return false;
+  __int128 R;
+  if (Frac <= Scale) {
+    R = __int128(V) * Pow10[Scale - Frac];
+  } else {
+    int64_t Div = Pow10[Frac - Scale];
+    uint64_t Rest = V % uint64_t(Div);
+    R = V / uint64_t(Div);
+    // Round half up on the first dropped digit, as the general parser does.
+    if (Rest / uint64_t(Div / 10) >= 5)
+      R += 1;
+  }
+  if (Negative)
+    R = -R;
+  if (R > INT64_MAX || R < INT64_MIN)
+    return false;
+  Out = static_cast<int64_t>(R);
+  return true;
+}
+
+} // namespace
+
 std::optional<int64_t> dd::trace::parseScaledDecimal(std::string_view S,
                                                      int Scale) {
+  if (int64_t Fast; parsePlainDecimal(S, Scale, Fast))
+    return Fast;
   // Trim blanks and one level of quotes ("ts": "12.5" appears in the wild).
   while (!S.empty() && (S.back() == ' ' || S.back() == '\n' ||
                         S.back() == '\r' || S.back() == '\t'))
@@ -19,8 +89,38 @@ std::optional<int64_t> dd::trace::parseScaledDecimal(std::string_view S,
   if (I < S.size() && (S[I] == '-' || S[I] == '+'))
     Negative = S[I++] == '-';
 
-  std::string Digits; // significant digits, leading zeros dropped
-  int64_t Exp = 0;    // value = Digits * 10^Exp
+  // Significant digits, leading zeros dropped. Timestamps have about 20;
+  // a fixed buffer keeps the common case free of allocation.
+  struct DigitBuffer {
+    char Small[48];
+    std::string Large;
+    size_t N = 0;
+    bool empty() const { return N == 0; }
+    size_t size() const { return N; }
+    void push_back(char C) {
+      if (N < sizeof(Small)) {
+        Small[N++] = C;
+        return;
+      }
+      if (Large.empty())
+        Large.assign(Small, N);
+      Large.push_back(C);
+      ++N;
+    }
+    char operator[](size_t I) const {
+      return N <= sizeof(Small) ? Small[I] : Large[I];
+    }
+    void resize(size_t K) {
+      N = K;
+      if (!Large.empty())
+        Large.resize(K);
+    }
+    const char *begin() const {
+      return N <= sizeof(Small) ? Small : Large.data();
+    }
+    const char *end() const { return begin() + N; }
+  } Digits;
+  int64_t Exp = 0; // value = Digits * 10^Exp
   bool SawDigit = false;
   for (; I < S.size() && S[I] >= '0' && S[I] <= '9'; ++I) {
     SawDigit = true;

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+
 using dd::trace::parseMicrosAsNanos;
 using dd::trace::parseScaledDecimal;
 
@@ -40,4 +42,31 @@ TEST_CASE("malformed and out-of-range text is refused") {
   CHECK_FALSE(parseMicrosAsNanos("10159970886766084423"));
   CHECK_FALSE(parseScaledDecimal("10159970886766084423", 0));
   CHECK(parseScaledDecimal("9223372036854775807", 0) == INT64_MAX);
+}
+
+TEST_CASE("plain decimals parse as the general parser does") {
+  // Plain text takes a fast path; the same text in quotes takes the
+  // general one. Both must agree on every value, rounding included.
+  uint64_t Rng = 88172645463325252ull;
+  auto Next = [&]() {
+    Rng ^= Rng << 13;
+    Rng ^= Rng >> 7;
+    Rng ^= Rng << 17;
+    return Rng;
+  };
+  for (int I = 0; I < 20000; ++I) {
+    std::string S = (Next() % 4 == 0) ? "-" : "";
+    S += std::to_string(Next() % 10000000000000000ull >> (Next() % 50));
+    if (Next() % 3) {
+      S += ".";
+      for (uint64_t D = Next() % 9; D > 0; --D)
+        S += char('0' + Next() % 10);
+    }
+    for (int Scale : {0, 3, 9}) {
+      CAPTURE(S);
+      CAPTURE(Scale);
+      CHECK(parseScaledDecimal(S, Scale) ==
+            parseScaledDecimal("\"" + S + "\"", Scale));
+    }
+  }
 }
