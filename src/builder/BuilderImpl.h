@@ -58,10 +58,20 @@ struct BuildContext {
   BuildContext(const trace::Trace &T, const BuildOptions &O, BuildStats &S)
       : T(T), Opts(O), Stats(S) {}
 
-  int64_t mStart(TaskId X) const { return G.MeasuredStart[X]; }
-  int64_t mEnd(TaskId X) const {
-    return G.MeasuredStart[X] + G.MeasuredDur[X];
+  /// The graph's id for the trace's string \p S (each distinct name is
+  /// interned once, not once per task).
+  StringId graphName(StringId S) {
+    if (GraphNames.empty())
+      GraphNames.assign(T.Strings.size(), ~0u);
+    StringId &N = GraphNames[S];
+    if (N == ~0u)
+      N = G.Strings.intern(T.str(S));
+    return N;
   }
+  std::vector<StringId> GraphNames;
+
+  int64_t mStart(TaskId X) const { return G.MeasuredStart[X]; }
+  int64_t mEnd(TaskId X) const { return G.MeasuredStart[X] + G.MeasuredDur[X]; }
   /// The launch time of GPU task \p Op: its call's start, or its own start.
   int64_t launchTime(TaskId Op) const {
     TaskId L = G.Launcher[Op];

@@ -49,8 +49,7 @@ CallClass classifyCall(std::string_view N) {
   if (Is({"cudaStreamSynchronize", "cuStreamSynchronize",
           "hipStreamSynchronize"}))
     return CallClass::StreamSync;
-  if (Is({"cudaEventSynchronize", "cuEventSynchronize",
-          "hipEventSynchronize"}))
+  if (Is({"cudaEventSynchronize", "cuEventSynchronize", "hipEventSynchronize"}))
     return CallClass::EventSync;
   if (Is({"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol",
           "cudaMemcpyFromSymbol", "cuMemcpyDtoH", "cuMemcpyDtoH_v2",
@@ -137,9 +136,8 @@ int32_t GpuDeps::deviceOfThread(ResourceId Thread, int64_t Ts) const {
 
 TaskId GpuDeps::lastRecordBefore(ResourceId Thread, int64_t Ts) const {
   const auto &Recs = RecordsByThread[Thread];
-  auto It = std::partition_point(Recs.begin(), Recs.end(), [&](TaskId R) {
-    return C.mStart(R) < Ts;
-  });
+  auto It = std::partition_point(Recs.begin(), Recs.end(),
+                                 [&](TaskId R) { return C.mStart(R) < Ts; });
   return It == Recs.begin() ? NoTask : *(It - 1);
 }
 
@@ -243,7 +241,6 @@ void GpuDeps::addEventWait(TaskId Wait) {
   C.addEdge(Src, Dst, EdgeKind::EventWait, Anchor::EndToStart);
 }
 
-
 void GpuDeps::addQueueFull() {
   // CUDA accepts about a thousand launches per stream ahead of the device;
   // past that a launch call blocks until earlier work completes. For every
@@ -270,7 +267,8 @@ void GpuDeps::addQueueFull() {
   // GPU-bound trace most launches may block.
   int64_t Quick = 5000;
   if (!CallDurs.empty()) {
-    auto P = CallDurs.begin() + static_cast<std::ptrdiff_t>(CallDurs.size() / 20);
+    auto P =
+        CallDurs.begin() + static_cast<std::ptrdiff_t>(CallDurs.size() / 20);
     std::nth_element(CallDurs.begin(), P, CallDurs.end());
     Quick = *P;
   }
@@ -290,8 +288,7 @@ void GpuDeps::addQueueFull() {
       if (Call == NoTask || (K > 0 && G.Launcher[Ops[K - 1]] == Call))
         continue;
       int64_t Ret = C.mEnd(Call);
-      int64_t Done = std::upper_bound(DoneBy.begin(), DoneBy.begin() + K,
-                                      Ret) -
+      int64_t Done = std::upper_bound(DoneBy.begin(), DoneBy.begin() + K, Ret) -
                      DoneBy.begin();
       int64_t Depth = static_cast<int64_t>(K) - Done;
       bool Blocked = G.MeasuredDur[Call] >= LongCall && Depth >= 64;
@@ -313,8 +310,9 @@ void GpuDeps::addQueueFull() {
                         : std::max(Capacity, D.Depth);
     int64_t J = static_cast<int64_t>(D.Index) - 1 - Depth;
     if (J >= 0)
-      C.addEdge(C.StreamOps[D.Stream][J], G.Launcher[C.StreamOps[D.Stream][D.Index]],
-                EdgeKind::QueueFull, Anchor::EndToEnd);
+      C.addEdge(C.StreamOps[D.Stream][J],
+                G.Launcher[C.StreamOps[D.Stream][D.Index]], EdgeKind::QueueFull,
+                Anchor::EndToEnd);
   }
 }
 
@@ -341,9 +339,8 @@ void GpuDeps::run() {
       Calls.push_back({X, K});
   }
   for (auto &Recs : RecordsByThread)
-    std::sort(Recs.begin(), Recs.end(), [&](TaskId A, TaskId B) {
-      return C.mStart(A) < C.mStart(B);
-    });
+    std::sort(Recs.begin(), Recs.end(),
+              [&](TaskId A, TaskId B) { return C.mStart(A) < C.mStart(B); });
 
   // Synchronous copies wait for their own work, and so does an
   // asynchronous copy into pageable host memory. A copy from pageable host
@@ -386,7 +383,7 @@ static void addWakeEdges(BuildContext &C) {
   // A thread that sat idle and resumed shortly after a task on another
   // thread ended was, most likely, woken by it (the autograd engine starting
   // backward, the main thread resuming after it).
-  constexpr int64_t MinIdle = 50'000;     // ns of idleness worth explaining
+  constexpr int64_t MinIdle = 50'000;       // ns of idleness worth explaining
   constexpr int64_t MaxLatency = 1'000'000; // ns from the waker's end
   Graph &G = C.G;
   std::vector<ResourceId> Threads;
@@ -442,22 +439,26 @@ static void addWakeEdges(BuildContext &C) {
 static void addFwdBwdEdges(BuildContext &C) {
   const trace::Trace &T = C.T;
   Graph &G = C.G;
-  // Tasks by (thread track, start), preferring ops that carry a sequence
-  // number (the forward op a flow starts at), then the outermost.
+  // Tasks by (thread track, start) where a fwdbwd flow point lies,
+  // preferring ops that carry a sequence number (the forward op a flow
+  // starts at), then the outermost.
   llvm::DenseMap<std::pair<trace::TrackId, int64_t>, TaskId> AtStart;
-  for (TaskId X = 0; X < G.numTasks(); ++X) {
+  for (const trace::FlowPoint &F : T.Flows)
+    if (F.Kind == trace::FlowKind::FwdBwd)
+      AtStart.try_emplace({F.Track, F.Ts}, NoTask);
+  for (TaskId X = 0; X < G.numTasks() && !AtStart.empty(); ++X) {
     if (G.isGpu(X) || G.Event[X] == ~0u)
       continue;
     EventId E = G.Event[X];
-    auto Key = std::make_pair(T.TrackOf[E], T.Start[E]);
-    auto [It, New] = AtStart.try_emplace(Key, X);
-    if (!New && T.SeqNumber[G.Event[It->second]] == trace::NoValue &&
-        T.SeqNumber[E] != trace::NoValue)
+    auto It = AtStart.find(std::make_pair(T.TrackOf[E], T.Start[E]));
+    if (It == AtStart.end())
+      continue;
+    if (It->second == NoTask ||
+        (T.SeqNumber[G.Event[It->second]] == trace::NoValue &&
+         T.SeqNumber[E] != trace::NoValue))
       It->second = X;
   }
-  auto EndLeaf = [&](TaskId X) {
-    return G.isContainer(X) ? G.LastLeaf[X] : X;
-  };
+  auto EndLeaf = [&](TaskId X) { return G.isContainer(X) ? G.LastLeaf[X] : X; };
   auto StartLeaf = [&](TaskId X) {
     return G.isContainer(X) ? G.FirstLeaf[X] : X;
   };
@@ -475,7 +476,7 @@ static void addFwdBwdEdges(BuildContext &C) {
       continue;
     AnyFlow = true;
     auto It = AtStart.find({F.Track, F.Ts});
-    if (It == AtStart.end())
+    if (It == AtStart.end() || It->second == NoTask)
       continue;
     if (F.Phase == 's')
       Starts[F.Id] = It->second;
@@ -486,7 +487,7 @@ static void addFwdBwdEdges(BuildContext &C) {
         continue;
       auto S = Starts.find(F.Id);
       auto D = AtStart.find({F.Track, F.Ts});
-      if (S != Starts.end() && D != AtStart.end())
+      if (S != Starts.end() && D != AtStart.end() && D->second != NoTask)
         Link(S->second, D->second);
     }
     return;

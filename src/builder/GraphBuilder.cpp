@@ -101,9 +101,8 @@ llvm::Error detail::findIterations(BuildContext &C) {
     int64_t Base = traceBegin(T);
     C.W0 = Base + From;
     C.W1 = Base + To;
-    C.Windows.push_back(
-        {0, C.W0, C.W1, PK::Origin, PK::Makespan, trace::NoEvent,
-         trace::NoEvent, "window"});
+    C.Windows.push_back({0, C.W0, C.W1, PK::Origin, PK::Makespan,
+                         trace::NoEvent, trace::NoEvent, "window"});
     C.Stats.IterationSource = "window";
     return llvm::Error::success();
   }
@@ -116,8 +115,8 @@ llvm::Error detail::findIterations(BuildContext &C) {
               Steps.end());
   if (!Steps.empty()) {
     for (EventId E : Steps)
-      C.Windows.push_back({*profilerStepNumber(T.name(E)), T.Start[E],
-                           T.end(E), PK::TaskStart, PK::TaskEnd, E, E,
+      C.Windows.push_back({*profilerStepNumber(T.name(E)), T.Start[E], T.end(E),
+                           PK::TaskStart, PK::TaskEnd, E, E,
                            std::string(T.name(E))});
     C.W0 = T.Start[Steps.front()];
     C.W1 = T.end(Steps.back());
@@ -135,8 +134,8 @@ llvm::Error detail::findIterations(BuildContext &C) {
   if (Opt.size() >= 2) {
     for (size_t I = 1; I < Opt.size(); ++I)
       C.Windows.push_back({static_cast<int64_t>(I), T.end(Opt[I - 1]),
-                           T.end(Opt[I]), PK::TaskEnd, PK::TaskEnd,
-                           Opt[I - 1], Opt[I],
+                           T.end(Opt[I]), PK::TaskEnd, PK::TaskEnd, Opt[I - 1],
+                           Opt[I],
                            "iteration " + std::to_string(I) + " (" +
                                std::string(T.name(Opt[I])) + ")"});
     C.W0 = T.Start[Opt.front()];
@@ -151,20 +150,28 @@ llvm::Error detail::findIterations(BuildContext &C) {
 
 static int kindRank(EventKind K) {
   switch (K) {
-  case EventKind::UserAnnotation: return 0;
-  case EventKind::PythonFunction: return 1;
-  case EventKind::Marker: return 2;
-  case EventKind::CpuOp: return 3;
-  default: return 4;
+  case EventKind::UserAnnotation:
+    return 0;
+  case EventKind::PythonFunction:
+    return 1;
+  case EventKind::Marker:
+    return 2;
+  case EventKind::CpuOp:
+    return 3;
+  default:
+    return 4;
   }
 }
 
 static TaskKind hostTaskKind(EventKind K) {
   switch (K) {
-  case EventKind::CpuOp: return TaskKind::CpuOp;
+  case EventKind::CpuOp:
+    return TaskKind::CpuOp;
   case EventKind::Runtime:
-  case EventKind::Driver: return TaskKind::Runtime;
-  default: return TaskKind::Annotation;
+  case EventKind::Driver:
+    return TaskKind::Runtime;
+  default:
+    return TaskKind::Annotation;
   }
 }
 
@@ -182,14 +189,19 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // simulator runs. ---
   llvm::DenseMap<trace::TrackId, std::vector<EventId>> HostByTrack;
   std::vector<trace::TrackId> HostTracks;
+  size_t GpuWork = 0, Host = 0;
   for (EventId E = 0; E < T.numEvents(); ++E) {
+    GpuWork += trace::isGpuWork(T.Kind[E]);
     if (!isHostKind(T.Kind[E]) || T.Start[E] < C.W0 || T.Start[E] >= C.W1)
       continue;
     auto &V = HostByTrack[T.TrackOf[E]];
     if (V.empty())
       HostTracks.push_back(T.TrackOf[E]);
     V.push_back(E);
+    ++Host;
   }
+  // At most this many tasks: their columns are mapped once, up front.
+  G.reserveTasks(G.numTasks() + Host + GpuWork);
   std::sort(HostTracks.begin(), HostTracks.end());
   llvm::DenseMap<trace::TrackId, ResourceId> ThreadRes;
   for (trace::TrackId Track : HostTracks) {
@@ -213,7 +225,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
       // The 2021 schema records ProfilerStep#N as an operator.
       TaskKind K = profilerStepNumber(T.name(E)) ? TaskKind::Annotation
                                                  : hostTaskKind(T.Kind[E]);
-      TaskId X = G.addTask(K, T.name(E), R, T.Dur[E]);
+      TaskId X = G.addTask(K, C.graphName(T.Name[E]), R, T.Dur[E]);
       C.TaskOfEvent[E] = X;
       G.MeasuredStart[X] = T.Start[E];
       G.MeasuredDur[X] = T.Dur[E];
@@ -260,8 +272,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.Trail[X] = C.mEnd(X) - C.mEnd(G.LastLeaf[X]);
   }
   for (TaskId X = 0; X < G.numTasks(); ++X)
-    if (G.Kind[X] == TaskKind::Runtime && G.isLeaf(X) &&
-        G.Correlation[X] >= 0)
+    if (G.Kind[X] == TaskKind::Runtime && G.isLeaf(X) && G.Correlation[X] >= 0)
       C.CallByCorrelation.try_emplace(G.Correlation[X], X);
 
   // --- GPU side. ---
@@ -301,8 +312,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
     auto [It, New] = StreamRes.try_emplace(Track, NoResource);
     if (New) {
       const trace::Track &Tr = T.Tracks[Track];
-      It->second = G.addResource(ResourceKind::GpuStream, Tr.Device,
-                                 Tr.Stream, T.trackLabel(Track));
+      It->second = G.addResource(ResourceKind::GpuStream, Tr.Device, Tr.Stream,
+                                 T.trackLabel(Track));
       C.DeviceStreams[Tr.Device].push_back(It->second);
     }
     ResourceId R = It->second;
@@ -310,7 +321,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
                  : T.Kind[E] == EventKind::Memset ? TaskKind::Memset
                  : isCommKernel(T.name(E))        ? TaskKind::Comm
                                                   : TaskKind::Kernel;
-    TaskId X = G.addTask(K, T.name(E), R, T.Dur[E]);
+    TaskId X = G.addTask(K, C.graphName(T.Name[E]), R, T.Dur[E]);
     C.TaskOfEvent[E] = X;
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
@@ -318,8 +329,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.Bytes[X] = T.Bytes[E] != trace::NoValue
                      ? T.Bytes[E]
                      : trace::recordedBytes(T, E).value_or(-1);
-    G.Correlation[X] = T.Correlation[E] == trace::NoValue ? -1
-                                                          : T.Correlation[E];
+    G.Correlation[X] =
+        T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
     G.Event[X] = E;
     if (T.Correlation[E] != trace::NoValue) {
       auto CI = C.CallByCorrelation.find(T.Correlation[E]);
@@ -347,11 +358,11 @@ llvm::Error detail::createTasks(BuildContext &C) {
       C.ThreadLaunches[G.Res[Call]].push_back({C.mStart(Call), G.Res[X]});
   }
   for (auto &[Dev, L] : C.DeviceLaunches)
-    std::stable_sort(L.begin(), L.end(),
-                     [](const BuildContext::Launch &A,
-                        const BuildContext::Launch &B) {
-                       return A.CallStart < B.CallStart;
-                     });
+    std::stable_sort(
+        L.begin(), L.end(),
+        [](const BuildContext::Launch &A, const BuildContext::Launch &B) {
+          return A.CallStart < B.CallStart;
+        });
   for (auto &L : C.ThreadLaunches)
     std::stable_sort(L.begin(), L.end());
 
@@ -386,25 +397,23 @@ TaskId BuildContext::lastLaunchedBefore(ResourceId S, int64_t Ts) const {
   const auto &Ops = StreamOps[S];
   // Work on a stream is launched in stream order; launch times are
   // monotone up to clock noise, which a binary search tolerates.
-  auto It = std::partition_point(Ops.begin(), Ops.end(), [&](TaskId X) {
-    return launchTime(X) < Ts;
-  });
+  auto It = std::partition_point(Ops.begin(), Ops.end(),
+                                 [&](TaskId X) { return launchTime(X) < Ts; });
   return It == Ops.begin() ? NoTask : *(It - 1);
 }
 
 TaskId BuildContext::firstLaunchedAfter(ResourceId S, int64_t Ts) const {
   const auto &Ops = StreamOps[S];
-  auto It = std::partition_point(Ops.begin(), Ops.end(), [&](TaskId X) {
-    return launchTime(X) < Ts;
-  });
+  auto It = std::partition_point(Ops.begin(), Ops.end(),
+                                 [&](TaskId X) { return launchTime(X) < Ts; });
   return It == Ops.end() ? NoTask : *It;
 }
 
 ResourceId BuildContext::streamLaunchedBefore(ResourceId Thread,
                                               int64_t Ts) const {
   const auto &L = ThreadLaunches[Thread];
-  auto It = std::partition_point(
-      L.begin(), L.end(), [&](const auto &P) { return P.first < Ts; });
+  auto It = std::partition_point(L.begin(), L.end(),
+                                 [&](const auto &P) { return P.first < Ts; });
   return It == L.begin() ? NoResource : (It - 1)->second;
 }
 
@@ -412,8 +421,8 @@ ResourceId BuildContext::streamLaunchedBeforeExcept(ResourceId Thread,
                                                     int64_t Ts,
                                                     ResourceId Not) const {
   const auto &L = ThreadLaunches[Thread];
-  auto It = std::partition_point(
-      L.begin(), L.end(), [&](const auto &P) { return P.first < Ts; });
+  auto It = std::partition_point(L.begin(), L.end(),
+                                 [&](const auto &P) { return P.first < Ts; });
   while (It != L.begin()) {
     --It;
     if (It->second != Not)
@@ -425,8 +434,8 @@ ResourceId BuildContext::streamLaunchedBeforeExcept(ResourceId Thread,
 ResourceId BuildContext::streamLaunchedAfter(ResourceId Thread,
                                              int64_t Ts) const {
   const auto &L = ThreadLaunches[Thread];
-  auto It = std::partition_point(
-      L.begin(), L.end(), [&](const auto &P) { return P.first <= Ts; });
+  auto It = std::partition_point(L.begin(), L.end(),
+                                 [&](const auto &P) { return P.first <= Ts; });
   return It == L.end() ? NoResource : It->second;
 }
 

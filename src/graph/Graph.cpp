@@ -1,5 +1,7 @@
 #include "graph/Graph.h"
 
+#include "support/Prefault.h"
+
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
@@ -79,11 +81,61 @@ const char *graph::edgeKindName(EdgeKind K) {
   return "?";
 }
 
+void Graph::reserveTasks(size_t N) {
+  Kind.reserve(N);
+  prefaultCapacity(Kind);
+  Name.reserve(N);
+  prefaultCapacity(Name);
+  Res.reserve(N);
+  prefaultCapacity(Res);
+  Dur.reserve(N);
+  prefaultCapacity(Dur);
+  MeasuredDur.reserve(N);
+  prefaultCapacity(MeasuredDur);
+  MeasuredStart.reserve(N);
+  prefaultCapacity(MeasuredStart);
+  Gap.reserve(N);
+  prefaultCapacity(Gap);
+  OrderKey.reserve(N);
+  prefaultCapacity(OrderKey);
+  Parent.reserve(N);
+  prefaultCapacity(Parent);
+  Launcher.reserve(N);
+  prefaultCapacity(Launcher);
+  LayerOf.reserve(N);
+  prefaultCapacity(LayerOf);
+  PhaseOf.reserve(N);
+  prefaultCapacity(PhaseOf);
+  IterationOf.reserve(N);
+  prefaultCapacity(IterationOf);
+  Flags.reserve(N);
+  prefaultCapacity(Flags);
+  Bytes.reserve(N);
+  prefaultCapacity(Bytes);
+  Correlation.reserve(N);
+  prefaultCapacity(Correlation);
+  Event.reserve(N);
+  prefaultCapacity(Event);
+  FirstLeaf.reserve(N);
+  prefaultCapacity(FirstLeaf);
+  LastLeaf.reserve(N);
+  prefaultCapacity(LastLeaf);
+  Lead.reserve(N);
+  prefaultCapacity(Lead);
+  Trail.reserve(N);
+  prefaultCapacity(Trail);
+}
+
 TaskId Graph::addTask(TaskKind K, std::string_view TaskName, ResourceId R,
+                      int64_t Duration) {
+  return addTask(K, Strings.intern(TaskName), R, Duration);
+}
+
+TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
                       int64_t Duration) {
   TaskId T = static_cast<TaskId>(Kind.size());
   Kind.push_back(K);
-  Name.push_back(Strings.intern(TaskName));
+  Name.push_back(TaskName);
   Res.push_back(R);
   Dur.push_back(Duration);
   MeasuredDur.push_back(NoTime);

@@ -197,9 +197,14 @@ public:
   bool isLeaf(TaskId T) const { return !(Flags[T] & TF_Container); }
   bool isGpu(TaskId T) const { return isGpuKind(Kind[T]); }
 
+  /// Makes room for \p N tasks in every task column (no reallocation and
+  /// copying while a builder adds them).
+  void reserveTasks(size_t N);
   /// Appends a task with default attributes; returns its id.
   TaskId addTask(TaskKind K, std::string_view TaskName, ResourceId R,
                  int64_t Duration);
+  /// The same, with a name already in Strings.
+  TaskId addTask(TaskKind K, StringId TaskName, ResourceId R, int64_t Duration);
   ResourceId addResource(ResourceKind K, int32_t Device, int64_t Id,
                          std::string ResName);
   /// The resource named \p ResName of kind \p K, or NoResource.

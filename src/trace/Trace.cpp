@@ -1,5 +1,7 @@
 #include "trace/Trace.h"
 
+#include "support/Prefault.h"
+
 #include <charconv>
 
 using namespace dd;
@@ -7,32 +9,56 @@ using namespace dd::trace;
 
 const char *trace::eventKindName(EventKind K) {
   switch (K) {
-  case EventKind::CpuOp: return "cpu_op";
-  case EventKind::UserAnnotation: return "user_annotation";
-  case EventKind::PythonFunction: return "python_function";
-  case EventKind::Runtime: return "cuda_runtime";
-  case EventKind::Driver: return "cuda_driver";
-  case EventKind::Marker: return "marker";
-  case EventKind::Overhead: return "overhead";
-  case EventKind::Kernel: return "kernel";
-  case EventKind::Memcpy: return "gpu_memcpy";
-  case EventKind::Memset: return "gpu_memset";
-  case EventKind::GpuAnnotation: return "gpu_user_annotation";
-  case EventKind::CudaSync: return "cuda_sync";
-  case EventKind::CudaEvent: return "cuda_event";
+  case EventKind::CpuOp:
+    return "cpu_op";
+  case EventKind::UserAnnotation:
+    return "user_annotation";
+  case EventKind::PythonFunction:
+    return "python_function";
+  case EventKind::Runtime:
+    return "cuda_runtime";
+  case EventKind::Driver:
+    return "cuda_driver";
+  case EventKind::Marker:
+    return "marker";
+  case EventKind::Overhead:
+    return "overhead";
+  case EventKind::Kernel:
+    return "kernel";
+  case EventKind::Memcpy:
+    return "gpu_memcpy";
+  case EventKind::Memset:
+    return "gpu_memset";
+  case EventKind::GpuAnnotation:
+    return "gpu_user_annotation";
+  case EventKind::CudaSync:
+    return "cuda_sync";
+  case EventKind::CudaEvent:
+    return "cuda_event";
   }
   return "?";
 }
 
 const char *trace::argKeyName(ArgKey K) {
-  static const char *const Names[] = {
-      "cbid",           "cuda_sync_kind",  "wait_on_stream",
-      "wait_on_cuda_event_record_corr_id", "wait_on_cuda_event_id",
-      "event_id",       "Collective name", "In msg nelems",
-      "Out msg nelems", "In msg size",     "Out msg size",
-      "dtype",          "Group size",      "Process Group Name",
-      "Input Dims",     "Input type",      "Module Hierarchy",
-      "Record function id",                "graph id"};
+  static const char *const Names[] = {"cbid",
+                                      "cuda_sync_kind",
+                                      "wait_on_stream",
+                                      "wait_on_cuda_event_record_corr_id",
+                                      "wait_on_cuda_event_id",
+                                      "event_id",
+                                      "Collective name",
+                                      "In msg nelems",
+                                      "Out msg nelems",
+                                      "In msg size",
+                                      "Out msg size",
+                                      "dtype",
+                                      "Group size",
+                                      "Process Group Name",
+                                      "Input Dims",
+                                      "Input type",
+                                      "Module Hierarchy",
+                                      "Record function id",
+                                      "graph id"};
   static_assert(sizeof(Names) / sizeof(Names[0]) ==
                 static_cast<size_t>(ArgKey::Count));
   return Names[static_cast<size_t>(K)];
@@ -40,10 +66,12 @@ const char *trace::argKeyName(ArgKey K) {
 
 const char *trace::sourceFormatName(SourceFormat F) {
   switch (F) {
-  case SourceFormat::KinetoJson: return "PyTorch profiler (Kineto JSON)";
+  case SourceFormat::KinetoJson:
+    return "PyTorch profiler (Kineto JSON)";
   case SourceFormat::KinetoJsonLegacy:
     return "PyTorch profiler (Kineto JSON, 2021 schema)";
-  case SourceFormat::Cupti: return "ddscript CUPTI collector (run.cupti)";
+  case SourceFormat::Cupti:
+    return "ddscript CUPTI collector (run.cupti)";
   }
   return "?";
 }
@@ -108,6 +136,27 @@ TrackId Trace::deviceTrack(int32_t Device, int64_t Stream) {
     Tracks.push_back(Tr);
   }
   return It->second;
+}
+
+void Trace::reserveEvents(size_t N) {
+  for (auto *V :
+       {&Correlation, &ExternalId, &SeqNumber, &Bytes, &Start, &Dur}) {
+    V->reserve(N);
+    prefaultCapacity(*V);
+  }
+  Kind.reserve(N);
+  Name.reserve(N);
+  TrackOf.reserve(N);
+  FwdThread.reserve(N);
+  ArgsBegin.reserve(N + 1);
+  Args.reserve(N);
+  Flows.reserve(N / 2);
+  prefaultCapacity(Name);
+  prefaultCapacity(TrackOf);
+  prefaultCapacity(FwdThread);
+  prefaultCapacity(ArgsBegin);
+  prefaultCapacity(Args);
+  prefaultCapacity(Flows);
 }
 
 EventId Trace::addEvent(EventKind K, StringId EvName, TrackId T,

@@ -57,25 +57,25 @@ inline bool isGpuWork(EventKind K) {
 
 /// Sparse per-event arguments that only some events carry.
 enum class ArgKey : uint8_t {
-  Cbid,              ///< CUDA callback id of a runtime/driver call
-  SyncKind,          ///< cuda_sync_kind (string)
-  WaitOnStream,      ///< stream a Stream Wait Event / Event Sync waits on
-  WaitOnEventCorr,   ///< correlation id of the cudaEventRecord waited on
-  WaitOnEventId,     ///< CUDA event id waited on
-  CudaEventId,       ///< event_id of a cuda_event record
-  CollectiveName,    ///< NCCL collective (string)
-  InMsgNelems,       ///< elements sent by a collective
-  OutMsgNelems,      ///< elements received by a collective
-  InMsgSize,         ///< older spelling: bytes sent
-  OutMsgSize,        ///< older spelling: bytes received
-  Dtype,             ///< element type of a collective (string)
-  GroupSize,         ///< process-group size of a collective
-  ProcessGroupName,  ///< (string)
-  InputDims,         ///< raw JSON of "Input Dims" (string)
-  InputTypes,        ///< raw JSON of "Input type" (string)
-  ModuleHierarchy,   ///< "Module Hierarchy" (string)
-  RecordFunctionId,  ///< "Record function id"
-  GraphId,           ///< CUDA graph id of a kernel launched from a graph
+  Cbid,             ///< CUDA callback id of a runtime/driver call
+  SyncKind,         ///< cuda_sync_kind (string)
+  WaitOnStream,     ///< stream a Stream Wait Event / Event Sync waits on
+  WaitOnEventCorr,  ///< correlation id of the cudaEventRecord waited on
+  WaitOnEventId,    ///< CUDA event id waited on
+  CudaEventId,      ///< event_id of a cuda_event record
+  CollectiveName,   ///< NCCL collective (string)
+  InMsgNelems,      ///< elements sent by a collective
+  OutMsgNelems,     ///< elements received by a collective
+  InMsgSize,        ///< older spelling: bytes sent
+  OutMsgSize,       ///< older spelling: bytes received
+  Dtype,            ///< element type of a collective (string)
+  GroupSize,        ///< process-group size of a collective
+  ProcessGroupName, ///< (string)
+  InputDims,        ///< raw JSON of "Input Dims" (string)
+  InputTypes,       ///< raw JSON of "Input type" (string)
+  ModuleHierarchy,  ///< "Module Hierarchy" (string)
+  RecordFunctionId, ///< "Record function id"
+  GraphId,          ///< CUDA graph id of a kernel launched from a graph
   Count
 };
 const char *argKeyName(ArgKey K);
@@ -88,13 +88,13 @@ struct Arg {
 
 /// A timeline row: a CPU thread of a process, or a GPU stream of a device.
 struct Track {
-  StringId RawPid = 0; ///< pid as written in the trace (may be a name)
-  StringId RawTid = 0; ///< tid as written in the trace
-  int64_t Pid = NoValue; ///< numeric pid, when it is one
-  int64_t Tid = NoValue; ///< numeric tid, when it is one
-  StringId Name = 0;     ///< from thread_name metadata, if any
-  bool IsDevice = false; ///< holds GPU work (kernels, copies, syncs)
-  int32_t Device = -1;   ///< GPU index for device tracks
+  StringId RawPid = 0;      ///< pid as written in the trace (may be a name)
+  StringId RawTid = 0;      ///< tid as written in the trace
+  int64_t Pid = NoValue;    ///< numeric pid, when it is one
+  int64_t Tid = NoValue;    ///< numeric tid, when it is one
+  StringId Name = 0;        ///< from thread_name metadata, if any
+  bool IsDevice = false;    ///< holds GPU work (kernels, copies, syncs)
+  int32_t Device = -1;      ///< GPU index for device tracks
   int64_t Stream = NoValue; ///< CUDA stream id for device tracks
 };
 
@@ -103,7 +103,7 @@ enum class FlowKind : uint8_t { Launch, FwdBwd, Other };
 /// One end of a Chrome flow arrow (ph s / t / f).
 struct FlowPoint {
   FlowKind Kind;
-  char Phase;   ///< 's', 't' or 'f'
+  char Phase;         ///< 's', 't' or 'f'
   bool BindEnclosing; ///< 'f' with bp:"e": binds to the enclosing slice
   uint64_t Id;
   int64_t Ts;
@@ -191,6 +191,11 @@ public:
   TrackId internTrack(std::string_view RawPid, std::string_view RawTid);
   /// Finds or adds the device track for (device, stream).
   TrackId deviceTrack(int32_t Device, int64_t Stream);
+
+  /// Makes room for about \p N events (readers that can estimate the count
+  /// spare the columns their reallocations; room never touched costs no
+  /// memory).
+  void reserveEvents(size_t N);
 
   /// Appends an event; its arguments are \p EventArgs.
   EventId addEvent(EventKind K, StringId EvName, TrackId T, int64_t StartNs,
