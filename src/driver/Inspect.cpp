@@ -2,6 +2,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
+#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "memory/MemoryModel.h"
 
@@ -130,7 +131,8 @@ void printText(const trace::Trace &T, const graph::Graph *G,
         "distributed rank {} of {}{}\n", T.Distributed.Rank,
         T.Distributed.WorldSize < 0 ? std::string("?")
                                     : std::to_string(T.Distributed.WorldSize),
-        T.Distributed.Backend.empty() ? "" : " (" + T.Distributed.Backend + ")");
+        T.Distributed.Backend.empty() ? ""
+                                      : " (" + T.Distributed.Backend + ")");
   Out += fmt::format("span        {}\n", formatDuration(F.Span));
   Out += "events     ";
   for (const auto &[K, N] : F.Kinds)
@@ -178,13 +180,12 @@ void printText(const trace::Trace &T, const graph::Graph *G,
                                        measuredPointTime(*G, It.Begin, E))});
     }
     Out += Tb.render();
-    Out += fmt::format("GPU busy    {} of {} in the iterations ({})\n",
-                       formatDuration(F.GpuBusyInIterations),
-                       formatDuration(F.IterationsTime),
-                       formatPercent(F.IterationsTime
-                                         ? double(F.GpuBusyInIterations) /
-                                               double(F.IterationsTime)
-                                         : 0.0));
+    Out += fmt::format(
+        "GPU busy    {} of {} in the iterations ({})\n",
+        formatDuration(F.GpuBusyInIterations), formatDuration(F.IterationsTime),
+        formatPercent(F.IterationsTime ? double(F.GpuBusyInIterations) /
+                                             double(F.IterationsTime)
+                                       : 0.0));
   } else {
     Out += fmt::format("\niterations  none: {}\n", IterationNote);
   }
@@ -296,8 +297,7 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
   W.endArray();
   W.field("iteration_source", IterationNote);
   if (G) {
-    W.field("default_iteration",
-            G->Iterations[defaultIteration(*G)].Number);
+    W.field("default_iteration", G->Iterations[defaultIteration(*G)].Number);
     W.field("gpu_busy_ns", F.GpuBusyInIterations);
     W.field("iterations_ns", F.IterationsTime);
   }
@@ -337,7 +337,9 @@ int dd::driver::runInspect(const TraceOptions &O) {
     return ExitBadInput;
   }
   graph::BuildStats Stats;
+  PhaseTimer GraphTimer("graph");
   auto G = graph::buildGraph(*T, BO, &Stats);
+  GraphTimer.stop();
   std::string Note;
   std::optional<graph::Graph> Model;
   if (G) {

@@ -10,6 +10,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
+#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "memory/MemoryModel.h"
 
@@ -537,7 +538,9 @@ int dd::driver::runMemory(const TraceOptions &O) {
                 "(record it with torch.profiler.profile(profile_memory=True))");
     return ExitBadInput;
   }
+  PhaseTimer GraphTimer("graph");
   auto G = graph::buildGraph(*T, BO);
+  GraphTimer.stop();
   if (!G) {
     reportError(O.TracePath, llvm::toString(G.takeError()));
     return ExitBadInput;
@@ -572,7 +575,9 @@ int dd::driver::runMemory(const TraceOptions &O) {
     S.Whole = false;
     S.Iteration = Reference = Chosen->front();
   }
+  PhaseTimer SimTimer("simulate");
   auto R = sim::simulate(*G);
+  SimTimer.stop();
   if (!R) {
     reportError(O.TracePath, llvm::toString(R.takeError()));
     return ExitInternal;

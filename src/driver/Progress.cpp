@@ -1,6 +1,7 @@
 #include "driver/Progress.h"
 
 #include <cstdio>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace dd::driver;
@@ -34,4 +35,24 @@ void Progress::done() {
     std::fflush(stderr);
     Shown = false;
   }
+}
+
+bool PhaseTimer::Enabled = false;
+
+PhaseTimer::PhaseTimer(const char *Name)
+    : Name(Name), Begin(std::chrono::steady_clock::now()) {}
+
+void PhaseTimer::stop() {
+  if (!Running)
+    return;
+  Running = false;
+  if (!Enabled)
+    return;
+  double Ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - Begin)
+                  .count();
+  struct rusage U;
+  getrusage(RUSAGE_SELF, &U);
+  std::fprintf(stderr, "timing: %-9s %8.1f ms, peak memory %.0f MB\n", Name, Ms,
+               double(U.ru_maxrss) / 1024.0);
 }

@@ -3,6 +3,7 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Outputs.h"
+#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "sim/CriticalPath.h"
 
@@ -42,16 +43,14 @@ void printText(const std::string &Path, const graph::Graph &G,
                        G.Iterations.size(),
                        Index == Default ? ", steady state" : "");
     Out += fmt::format("measured   {}\n", formatDuration(R.Measured));
-    Out += fmt::format("replayed   {}   error {}\n",
-                       formatDuration(R.Replayed),
+    Out += fmt::format("replayed   {}   error {}\n", formatDuration(R.Replayed),
                        formatPercent(R.error(), true));
-    Out += fmt::format("GPU busy   {} measured, {} replayed ({} of the "
-                       "iteration)\n",
-                       formatDuration(R.MeasuredBusy),
-                       formatDuration(R.ReplayedBusy),
-                       formatPercent(R.Replayed ? double(R.ReplayedBusy) /
-                                                      double(R.Replayed)
-                                                : 0.0));
+    Out += fmt::format(
+        "GPU busy   {} measured, {} replayed ({} of the "
+        "iteration)\n",
+        formatDuration(R.MeasuredBusy), formatDuration(R.ReplayedBusy),
+        formatPercent(R.Replayed ? double(R.ReplayedBusy) / double(R.Replayed)
+                                 : 0.0));
     Out += fmt::format("\ncritical path  {}\n", formatDuration(R.Path.Length));
     Table T;
     T.alignRight(1);
@@ -61,8 +60,8 @@ void printText(const std::string &Path, const graph::Graph &G,
       if (++Shown > 8)
         break;
       T.row({S.Label, formatDuration(S.Time),
-             formatPercent(double(S.Time) / double(std::max<int64_t>(
-                                                1, R.Path.Length)))});
+             formatPercent(double(S.Time) /
+                           double(std::max<int64_t>(1, R.Path.Length)))});
     }
     Out += T.render();
     auto Phases = sim::sharesByPhase(G, R.Path);
@@ -174,10 +173,14 @@ void printJson(const graph::Graph &G,
 
 std::string describeBinding(const graph::Graph &G, uint32_t By) {
   switch (By) {
-  case sim::BindOrigin: return "origin";
-  case sim::BindResource: return "resource predecessor";
-  case sim::BindOwn: return "own duration";
-  case sim::BindDispatch: return "dispatch";
+  case sim::BindOrigin:
+    return "origin";
+  case sim::BindResource:
+    return "resource predecessor";
+  case sim::BindOwn:
+    return "own duration";
+  case sim::BindDispatch:
+    return "dispatch";
   default: {
     const graph::Edge &E = G.Lowered[By];
     return fmt::format("{} edge from #{} {}", graph::edgeKindName(E.Kind),
@@ -194,11 +197,10 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
     if (G.isLeaf(T) && !G.isRemoved(T) && MStart[T] != graph::NoTime &&
         (R.Start[T] != MStart[T] || R.End[T] != MEnd[T]))
       Order.push_back(T);
-  std::stable_sort(Order.begin(), Order.end(), [&](auto A, auto B) {
-    return MStart[A] < MStart[B];
-  });
-  std::string Out = fmt::format("{} tasks replay differently from the trace\n",
-                                Order.size());
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](auto A, auto B) { return MStart[A] < MStart[B]; });
+  std::string Out =
+      fmt::format("{} tasks replay differently from the trace\n", Order.size());
   for (size_t I = 0; I < Order.size() && I < Limit; ++I) {
     graph::TaskId T = Order[I];
     Out += fmt::format(
@@ -222,7 +224,9 @@ int dd::driver::runReplay(const TraceOptions &O) {
   if (!T)
     return ExitBadInput;
   graph::BuildStats Stats;
+  PhaseTimer GraphTimer("graph");
   auto G = graph::buildGraph(*T, BO, &Stats);
+  GraphTimer.stop();
   if (!G) {
     reportError(O.TracePath, llvm::toString(G.takeError()));
     return ExitBadInput;
@@ -235,7 +239,9 @@ int dd::driver::runReplay(const TraceOptions &O) {
   std::optional<memory::MemoryModel> Mem;
   if (wantsOutputs(O))
     Mem = memoryForOutputs(*T, *G);
+  PhaseTimer SimTimer("simulate");
   auto R = sim::simulate(*G);
+  SimTimer.stop();
   if (!R) {
     reportError(O.TracePath, llvm::toString(R.takeError()));
     return ExitInternal;

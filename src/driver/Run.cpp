@@ -1,9 +1,11 @@
-//===- Run.cpp - ddscript run, check, disasm -------------------------------===//
+//===- Run.cpp - ddscript run, check, disasm
+//-------------------------------===//
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
 #include "driver/Outputs.h"
+#include "driver/Progress.h"
 #include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "vm/VM.h"
@@ -90,9 +92,10 @@ void printText(const std::string &ModelPath,
                      formatPercent(O.replayError(), true));
     S += fmt::format("predicted  {}   speedup {:.3f}x ({})\n",
                      formatDuration(O.Predicted), O.speedup(),
-                     formatPercent(O.Baseline ? double(O.Predicted - O.Baseline) /
-                                                    double(O.Baseline)
-                                              : 0.0,
+                     formatPercent(O.Baseline
+                                       ? double(O.Predicted - O.Baseline) /
+                                             double(O.Baseline)
+                                       : 0.0,
                                    true));
   } else {
     Table T;
@@ -214,7 +217,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   auto Tr = loadTraceFor(T);
   if (!Tr)
     return ExitBadInput;
+  PhaseTimer GraphTimer("graph");
   auto G = graph::buildGraph(*Tr, BO);
+  GraphTimer.stop();
   if (!G) {
     reportError(T.TracePath, llvm::toString(G.takeError()));
     return ExitBadInput;
@@ -224,7 +229,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Chosen.takeError()));
     return ExitBadInput;
   }
+  PhaseTimer BaseTimer("baseline");
   auto Base = sim::simulate(*G);
+  BaseTimer.stop();
   if (!Base) {
     reportError(T.TracePath, llvm::toString(Base.takeError()));
     return ExitInternal;
@@ -254,7 +261,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Env.Rank = Tr->Distributed.Rank;
   }
   Env.ReportIteration = Chosen->front();
-  Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Chosen->front()]);
+  Env.BaselineNs =
+      sim::iterationTime(*G, *Base, G->Iterations[Chosen->front()]);
   graph::Graph *GP = &*G;
   size_t Report = Chosen->front();
   Env.Simulate = [GP, Report](const sim::SchedulePolicy &Policy) -> int64_t {
@@ -267,13 +275,18 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   vm::RunOptions RO;
   RO.MaxSteps = M.MaxSteps;
   RO.Settings = Settings;
+  PhaseTimer ModelTimer("model");
   vm::RunResult R = vm::run(Model->Program, Env, RO);
-  std::fputs(R.Output.c_str(), T.Format == OutputFormat::Json ? stderr : stdout);
+  ModelTimer.stop();
+  std::fputs(R.Output.c_str(),
+             T.Format == OutputFormat::Json ? stderr : stdout);
   if (!R.Ok) {
     std::fputs(renderDiagnostic(SM, R.Error).c_str(), stderr);
     return ExitBadInput;
   }
+  PhaseTimer PredictTimer("predict");
   auto Pred = sim::simulate(*G, &R.Policy);
+  PredictTimer.stop();
   if (!Pred) {
     reportError(Path, llvm::toString(Pred.takeError()));
     return ExitBadInput;

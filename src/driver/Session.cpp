@@ -22,6 +22,7 @@ void dd::driver::reportWarning(std::string_view File, std::string_view Msg) {
 }
 
 llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {
+  PhaseTimer Timer("load");
   Progress P("loading " + Path);
   auto T = trace::readTrace(Path, [&](double F) { P.update(F); });
   P.done();
@@ -164,9 +165,12 @@ int64_t dd::driver::measuredPointTime(const graph::Graph &G,
                                       const std::vector<int64_t> &End) {
   using PK = graph::Iteration::PointKind;
   switch (P.Kind) {
-  case PK::Origin: return 0;
-  case PK::TaskStart: return G.MeasuredStart[P.Task] - G.Origin;
-  case PK::TaskEnd: return End[P.Task];
+  case PK::Origin:
+    return 0;
+  case PK::TaskStart:
+    return G.MeasuredStart[P.Task] - G.Origin;
+  case PK::TaskEnd:
+    return End[P.Task];
   case PK::Makespan: {
     // As the simulator counts it: over the tasks it runs (leaves).
     int64_t M = 0;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
+#include "driver/Progress.h"
 #include "driver/Session.h"
 
 #include <CLI/CLI.hpp>
@@ -70,6 +71,10 @@ int main(int argc, char **argv) {
                "time, from one profiled run"};
   App.require_subcommand(1);
   App.set_version_flag("--version", "ddscript 0.1.0");
+  App.fallthrough();
+  App.add_flag_callback(
+      "--timings", [] { PhaseTimer::enable(); },
+      "Print each phase's wall time and the peak memory so far on stderr");
 
   TraceOptions Inspect;
   CLI::App *InspectCmd = App.add_subcommand(
@@ -94,15 +99,17 @@ int main(int argc, char **argv) {
   CLI::App *RunCmd = App.add_subcommand(
       "run", "Run an optimization model (.dd) against a trace: measured, "
              "replayed and predicted iteration time");
-  RunCmd->add_option("model", RunModel.Model,
-                     "The model: a .dd file, or the name of a standard model "
-                     "(amp, fused_adam, ...)")
+  RunCmd
+      ->add_option("model", RunModel.Model,
+                   "The model: a .dd file, or the name of a standard model "
+                   "(amp, fused_adam, ...)")
       ->required();
   addTraceOptions(RunCmd, RunTrace, true);
   RunCmd->add_option("--set", RunModel.Settings,
                      "Set a parameter: NAME=VALUE (repeatable)");
-  RunCmd->add_option("--max-steps", RunModel.MaxSteps,
-                     "Stop a model after this many VM steps")
+  RunCmd
+      ->add_option("--max-steps", RunModel.MaxSteps,
+                   "Stop a model after this many VM steps")
       ->check(CLI::PositiveNumber);
   addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] { std::exit(runModel(RunModel, RunTrace)); });
@@ -115,8 +122,8 @@ int main(int argc, char **argv) {
   CheckCmd->callback([&] { std::exit(runCheck(CheckModels)); });
 
   std::string DisasmModel;
-  CLI::App *DisasmCmd = App.add_subcommand(
-      "disasm", "Print the bytecode a model compiles to");
+  CLI::App *DisasmCmd =
+      App.add_subcommand("disasm", "Print the bytecode a model compiles to");
   DisasmCmd->add_option("model", DisasmModel, "The model")->required();
   DisasmCmd->callback([&] { std::exit(runDisasm(DisasmModel)); });
 
