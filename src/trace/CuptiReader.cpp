@@ -117,6 +117,13 @@ private:
   std::string nothingRecordedMessage() const;
 };
 
+/// "a Kernel", "an End".
+std::string withArticle(std::string_view Name) {
+  bool Vowel = !Name.empty() && std::string_view("AEIOUaeiou").find(Name[0]) !=
+                                    std::string_view::npos;
+  return (Vowel ? "an " : "a ") + std::string(Name);
+}
+
 void CuptiParser::corrupt(const std::string &Why) const {
   throw ReadError{"corrupt run.cupti file: " + Why + " (record at byte " +
                   std::to_string(At) + ")"};
@@ -132,7 +139,7 @@ template <class R>
 R CuptiParser::decodeAs(RecordType Ty, const unsigned char *P, uint32_t Size) {
   uint32_t Min = fmt_::minSize<R>();
   if (Size < Min)
-    corrupt(std::string("a ") + fmt_::recordTypeName(Ty) + " record of " +
+    corrupt(withArticle(fmt_::recordTypeName(Ty)) + " record of " +
             std::to_string(Size) + " bytes is shorter than its " +
             std::to_string(Min) + " bytes of fields");
   R Rec;
@@ -161,6 +168,9 @@ void CuptiParser::readRecords() {
   size_t Off = HeaderSize;
   while (Off < Data.size()) {
     At = Off;
+    if (SawEnd)
+      corrupt(std::to_string(Data.size() - Off) +
+              " bytes follow the End record");
     if (Data.size() - Off < fmt_::FrameSize)
       throw ReadError{"truncated run.cupti file: it ends inside the header "
                       "of a record at byte " +
@@ -168,23 +178,24 @@ void CuptiParser::readRecords() {
     auto Ty = static_cast<RecordType>(fmt_::getLE<uint16_t>(Bytes + Off));
     uint32_t Size = fmt_::getLE<uint32_t>(Bytes + Off + 4);
     const char *TyName = fmt_::recordTypeName(Ty);
+    std::string What = TyName ? withArticle(TyName) + " record"
+                              : "a record of unknown type " +
+                                    std::to_string(static_cast<unsigned>(Ty));
     if (Data.size() - Off - fmt_::FrameSize < Size)
-      throw ReadError{"truncated run.cupti file: a " +
-                      std::string(TyName ? TyName : "record") + " of " +
+      throw ReadError{"truncated run.cupti file: " +
+                      withArticle(TyName ? TyName : "record") + " of " +
                       std::to_string(Size) + " bytes at byte " +
                       std::to_string(Off) + " runs past the end of the file (" +
                       std::to_string(Data.size()) + " bytes)"};
+    if (uint16_t Flags = fmt_::getLE<uint16_t>(Bytes + Off + 2))
+      corrupt(What + " has flags " + std::to_string(Flags) + " where version " +
+              std::to_string(fmt_::MajorVersion) +
+              " writes 0 (written by a newer ddscript?)");
     const unsigned char *P = Bytes + Off + fmt_::FrameSize;
     Off += fmt_::FrameSize + Size;
-    if (SawEnd)
-      corrupt("data follows the End record");
     // Only the strings the Process record uses may come before it.
     if (!SawProcess && Ty != RecordType::Process && Ty != RecordType::String)
-      corrupt(std::string("a ") +
-              (TyName ? TyName
-                      : "record of an unknown "
-                        "type") +
-              " record comes before the Process record");
+      corrupt(What + " comes before the Process record");
     if (Ty == RecordType::End) {
       End = decodeAs<fmt_::EndRecord>(Ty, P, Size);
       SawEnd = true;

@@ -1,5 +1,6 @@
 #include "trace/TraceReader.h"
 
+#include "support/Error.h"
 #include "support/InputStream.h"
 
 using namespace dd;
@@ -17,8 +18,15 @@ llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
   if (Progress)
     Progress(0.0);
   auto Read = [&]() -> llvm::Expected<Trace> {
-    if (!isCuptiData(*Head))
+    if (!isCuptiData(*Head)) {
+      if (Head->substr(0, 4) == "DDCU")
+        return makeError("corrupt run.cupti file: its magic number is "
+                         "damaged, or the file is cut short");
+      if (Head->find('\0') != std::string_view::npos)
+        return makeError("not a trace: a binary file that is neither gzip "
+                         "nor run.cupti (no DDCUPTI magic number)");
       return readKinetoJson(**In, Path, Progress);
+    }
     auto Data = (*In)->readAll();
     if (!Data)
       return Data.takeError();

@@ -41,6 +41,13 @@ int main(int argc, char **argv) {
   size_t EndAt = Run.size() - (8 + 32);
   Count[EndAt + 8] = static_cast<char>(Count[EndAt + 8] - 1);
 
+  // Three bytes after the End record; a record with its reserved flags
+  // set; the magic number cut short.
+  std::string Junk = Run + "abc";
+  std::string Flags = Run;
+  Flags[16 + 2] = 1;
+  std::string Magic = Run.substr(0, 5);
+
   dd::cupti::RecordWriter Never;
   dd::cuptifmt::ProcessRecord P;
   P.WindowMode = dd::cuptifmt::Iteration;
@@ -53,6 +60,9 @@ int main(int argc, char **argv) {
             save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
             save(Dir, "version2.cupti", Version2) &&
             save(Dir, "bad_count.cupti", Count) &&
+            save(Dir, "junk_after_end.cupti", Junk) &&
+            save(Dir, "flags.cupti", Flags) &&
+            save(Dir, "cut_magic.cupti", Magic) &&
             save(Dir, "never_opened.cupti", Never.data());
   return Ok ? 0 : 1;
 }

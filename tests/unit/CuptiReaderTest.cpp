@@ -239,7 +239,7 @@ TEST_CASE("run.cupti: damaged files are refused with one line") {
   Check(V2, "unsupported run.cupti version 2.0");
   std::string Extra =
       Good + Good.substr(Recs[1].first, Recs[2].first - Recs[1].first);
-  Check(Extra, "data follows the End record");
+  Check(Extra, "bytes follow the End record");
   // The End record counts one record less than the file holds.
   std::string Count = Good;
   size_t EndPayload = Recs.back().first + cf::FrameSize;
