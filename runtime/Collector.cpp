@@ -60,14 +60,17 @@ constexpr CUpti_ActivityKind HostKinds[] = {
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
     CUPTI_ACTIVITY_KIND_CUDA_EVENT,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-    CUPTI_ACTIVITY_KIND_MEMORY2,
     CUPTI_ACTIVITY_KIND_OVERHEAD};
 constexpr CUpti_ActivityKind DeviceKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
     CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
-constexpr CUpti_ActivityKind AlwaysKinds[] = {CUPTI_ACTIVITY_KIND_DEVICE,
-                                              CUPTI_ACTIVITY_KIND_CONTEXT,
-                                              CUPTI_ACTIVITY_KIND_MARKER};
+// Allocations are recorded from the start, like NVTX ranges: a program's
+// allocator reserves most of its memory in its first iterations, before a
+// recording window opens, and the memory model needs those blocks to know
+// the level the window starts from.
+constexpr CUpti_ActivityKind AlwaysKinds[] = {
+    CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+    CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MEMORY2};
 constexpr size_t BufferSize = 8 << 20;
 
 const char *kindName(CUpti_ActivityKind K) {

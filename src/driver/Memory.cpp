@@ -534,8 +534,7 @@ int dd::driver::runMemory(const TraceOptions &O) {
   // Say first what this command needs, before building a graph for nothing.
   if (T->Memory.empty()) {
     reportError(O.TracePath,
-                "no memory records: the trace has no [memory] events "
-                "(record it with torch.profiler.profile(profile_memory=True))");
+                "no memory records: " + T->noMemoryRecordsReason());
     return ExitBadInput;
   }
   PhaseTimer GraphTimer("graph");

@@ -51,9 +51,10 @@ RunMemory::takeSettings(std::vector<vm::Setting> &Settings,
       continue;
     }
     SetCapacity = parseSize(It->Text);
-    if (!SetCapacity)
+    if (!SetCapacity || *SetCapacity <= 0)
       return "--set device_memory=" + It->Text +
-             ": give the device's memory as a size, like 16GB or 80GiB";
+             ": give the device's memory as a size above zero, like 16GB or "
+             "80GiB";
     It = ModelParam ? It + 1 : Settings.erase(It);
   }
   return std::nullopt;
@@ -79,20 +80,17 @@ void RunMemory::prepare(const trace::Trace &T, const graph::Graph &G,
   Chosen = Iterations;
   if (SetCapacity)
     Env.Device.Memory = *SetCapacity;
-  if (T.Memory.empty()) {
-    Why = "the trace has no memory records (record them with "
-          "torch.profiler.profile(profile_memory=True))";
-    return;
-  }
+  auto NoModel = [&](std::string Reason) {
+    Why = std::move(Reason);
+    Env.NoMemoryReason = Why;
+  };
+  if (T.Memory.empty())
+    return NoModel(T.noMemoryRecordsReason());
   auto Built = memory::MemoryModel::build(T, G);
-  if (!Built) {
-    Why = llvm::toString(Built.takeError());
-    return;
-  }
-  if (!Built->hasDeviceRecords()) {
-    Why = "the trace has no GPU memory records in its iterations";
-    return;
-  }
+  if (!Built)
+    return NoModel(llvm::toString(Built.takeError()));
+  if (!Built->hasDeviceRecords())
+    return NoModel("the trace has no GPU memory records in its iterations");
   M = std::move(*Built);
   Pool = vm::reportedPool(*M);
 

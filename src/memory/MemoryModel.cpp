@@ -398,9 +398,7 @@ llvm::Error ModelBuilder::run() {
   if (G.Iterations.empty())
     return makeError("internal error: the graph has no iteration");
   if (T.Memory.empty())
-    return makeError("no memory records: the trace has no [memory] events "
-                     "(record it with torch.profiler.profile(profile_memory="
-                     "True))");
+    return makeError("no memory records: " + T.noMemoryRecordsReason());
   W0 = G.Origin;
   W1 = W0;
   for (const graph::Iteration &It : G.Iterations) {

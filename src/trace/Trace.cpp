@@ -196,3 +196,13 @@ std::string Trace::trackLabel(TrackId Id) const {
   }
   return Label;
 }
+
+std::string Trace::noMemoryRecordsReason() const {
+  if (Format == SourceFormat::Cupti)
+    return "the run.cupti file holds no allocation records (the collector "
+           "records the device allocations CUPTI sees, cudaMalloc and "
+           "cudaFree and their driver forms, from the start of the process; "
+           "this process made none, or was recorded by an older collector)";
+  return "the trace has no [memory] events (record it with "
+         "torch.profiler.profile(profile_memory=True))";
+}

@@ -201,6 +201,11 @@ public:
   EventId addEvent(EventKind K, StringId EvName, TrackId T, int64_t StartNs,
                    int64_t DurNs, const std::vector<Arg> &EventArgs = {});
 
+  /// Why a trace has no memory records and how to get them, for messages:
+  /// "the trace has no [memory] events (record ...)" for Kineto JSON, what
+  /// the collector records for run.cupti files.
+  std::string noMemoryRecordsReason() const;
+
   /// A display label for a track ("thread 123 (pt_main_thread)", "stream 7").
   std::string trackLabel(TrackId T) const;
 

@@ -26,8 +26,7 @@ using memory::MemoryModel;
 memory::MemoryModel &Interpreter::mem(const char *What) {
   if (!Env.Mem)
     fail(std::string(What) +
-         " needs the trace's memory records, and it has none (record them "
-         "with torch.profiler.profile(profile_memory=True))");
+         " needs the trace's memory records: " + Env.NoMemoryReason);
   return *Env.Mem;
 }
 

@@ -50,6 +50,10 @@ struct RunEnv {
   /// model's memory statements change them. Null when the trace has no
   /// device memory records ("select block" is then empty).
   memory::MemoryModel *Mem = nullptr;
+  /// Why Mem is null, for the messages of memory statements.
+  std::string NoMemoryReason =
+      "the trace has no [memory] events (record it with "
+      "torch.profiler.profile(profile_memory=True))";
   uint32_t MemPool = 0;      ///< the device pool peak() reports
   int64_t BaselinePeak = -1; ///< its replayed peak before any change
   /// The reported iteration's simulated time with the graph as it is and

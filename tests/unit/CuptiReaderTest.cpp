@@ -115,7 +115,8 @@ TEST_CASE("run.cupti: records fill the same model as Kineto JSON") {
   CHECK(T.intArg(Launches[0], ArgKey::Cbid) == 211);
   CHECK(T.str(T.track(Launches[0]).Name) == "python");
   CHECK(T.track(Launches[0]).Tid == test::SynthRun::MainTid);
-  CHECK(named(T, "cudaMalloc").size() == 1);
+  CHECK(named(T, "cudaMalloc").size() == 1 + size_t(S.Iterations));
+  CHECK(named(T, "cudaFree").size() == size_t(S.Iterations));
 
   // The driver call inside the first launch is part of it: dropped, and the
   // kernel it launched belongs to the runtime call (with its external id).
@@ -170,12 +171,15 @@ TEST_CASE("run.cupti: records fill the same model as Kineto JSON") {
   CHECK(skipped(T, "GPU work launched outside the recording window") == 1);
 
   // MEMORY2 allocations, on the thread of the allocating call.
-  REQUIRE(T.Memory.size() == 1);
+  REQUIRE(T.Memory.size() == 1 + 2 * size_t(S.Iterations));
   CHECK(T.Memory[0].Bytes == 1 << 20);
   CHECK(T.Memory[0].Addr == 0x7f0000000000ull);
   CHECK(T.Memory[0].DeviceType == 1);
   CHECK(T.Memory[0].TotalAllocated == NoValue);
   CHECK(T.Memory[0].Track == T.TrackOf[named(T, "cudaMalloc")[0]]);
+  // A release is a negative size, on the thread that freed.
+  CHECK(T.Memory[2].Bytes == -int64_t(test::SynthRun::ActivationBytes));
+  CHECK(T.Memory[2].Track == T.TrackOf[named(T, "cudaFree")[0]]);
 
   auto Overheads = ofKind(T, EventKind::Overhead);
   REQUIRE(Overheads.size() == size_t(S.Iterations));

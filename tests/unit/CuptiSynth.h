@@ -3,7 +3,9 @@
 // Writes, with the collector's own RecordWriter, what the collector would
 // record for a small training loop on one GPU: ProfilerStep#N and module
 // NVTX ranges, kernel launches on two streams joined by an event wait, a
-// device-to-host copy and a stream synchronisation, an allocation, a driver
+// device-to-host copy and a stream synchronisation, allocations (one before
+// the iterations, never freed; one per iteration in forward, freed in
+// backward), a driver
 // call made inside a runtime call, an external correlation, and GPU work
 // launched after the window. Times are consistent (work starts after its
 // launch, a synchronisation ends after what it waits for), so the unchanged
@@ -32,6 +34,9 @@ struct SynthRun {
   uint32_t FirstLaunchCorrelation = 0, NestedDriverCorrelation = 0;
   uint32_t EventRecordCorrelation = 0, StreamWaitCorrelation = 0;
   uint32_t MallocCorrelation = 0;
+  /// Each iteration allocates this in forward and frees it in backward; the
+  /// first iteration's first allocation (1 MiB) is never freed.
+  static constexpr uint64_t ActivationBytes = 8 << 20;
   uint64_t FirstKernelStart = 0;
 };
 
@@ -135,6 +140,22 @@ inline void writeSyntheticRun(cupti::RecordWriter &W, SynthRun &S) {
       Mem.Pid = SynthRun::Pid;
       W.add(Mem);
     }
+    // An activation: allocated in forward, freed in backward.
+    auto Memory = [&](cf::ApiRecord Call, uint64_t At, uint32_t Op) {
+      cf::MemoryRecord Mem;
+      Mem.Timestamp = At;
+      Mem.Address = 0x7f1000000000ull;
+      Mem.Bytes = SynthRun::ActivationBytes;
+      Mem.Operation = Op;
+      Mem.MemoryKind = 3;
+      Mem.Correlation = Call.Correlation;
+      Mem.Pid = SynthRun::Pid;
+      W.add(Mem);
+    };
+    Memory(Api(SynthRun::MainTid, "cudaMalloc_v3020", T + 60'000, 4'000),
+           T + 62'000, 1);
+    Memory(Api(SynthRun::BwdTid, "cudaFree_v3020", T + 300'000, 3'000),
+           T + 301'000, 2);
     // Forward: three kernels on stream 7.
     for (int K = 0; K < 3; ++K) {
       uint64_t L = T + 10'000 + K * 20'000;

@@ -2,6 +2,8 @@
 // of the unchanged graph reproduces the measured peak, the block table
 // accounts for every byte, and what-ifs move the peak the right way.
 
+#include "CuptiSynth.h"
+
 #include "builder/GraphBuilder.h"
 #include "driver/Session.h"
 #include "memory/MemoryModel.h"
@@ -314,4 +316,39 @@ TEST_CASE("memory: the profile is deterministic and steady iterations "
   REQUIRE(PerIteration.size() == A.G.Iterations.size());
   for (const auto &[It, N] : PerIteration)
     CHECK(N == PerIteration.begin()->second);
+}
+
+TEST_CASE("memory: run.cupti allocations become blocks and replay their "
+          "peak") {
+  test::SynthRun S;
+  cupti::RecordWriter W;
+  test::writeSyntheticRun(W, S);
+  auto T = trace::parseCupti(W.data(), "run.cupti");
+  REQUIRE(static_cast<bool>(T));
+  auto G = graph::buildGraph(*T);
+  REQUIRE(static_cast<bool>(G));
+  auto M = MemoryModel::build(*T, *G);
+  if (!M)
+    FAIL(llvm::toString(M.takeError()));
+  auto R = sim::simulate(*G);
+  REQUIRE(static_cast<bool>(R));
+  // One block before the iterations (never freed), one per iteration.
+  REQUIRE(M->numBlocks() == 1 + size_t(S.Iterations));
+  size_t Activations = 0, Persistent = 0;
+  for (BlockId B = 0; B < M->numBlocks(); ++B) {
+    Activations += M->Class[B] == BlockClass::Activation;
+    Persistent += M->Class[B] == BlockClass::Persistent;
+  }
+  CHECK(Activations == size_t(S.Iterations));
+  CHECK(Persistent == 1);
+  REQUIRE(M->hasDeviceRecords());
+  Profile Pr = M->profile({R->Start, R->End});
+  for (PoolId P = 0; P < M->Pools.size(); ++P) {
+    if (!M->Pools[P].isDevice())
+      continue;
+    int64_t Expected = (1 << 20) + int64_t(test::SynthRun::ActivationBytes);
+    CHECK(peakOf(M->measured(P)).Bytes - M->Pools[P].StartAllocated ==
+          Expected);
+    CHECK(peakOf(Pr.Curves[P]).Bytes - M->Pools[P].StartAllocated == Expected);
+  }
 }
