@@ -445,9 +445,9 @@ llvm::Expected<Graph> graph::buildGraph(const trace::Trace &T,
   BuildStats LocalStats;
   BuildContext C(T, Opts, Stats ? *Stats : LocalStats);
   if (auto E = findIterations(C))
-    return std::move(E);
+    return E;
   if (auto E = createTasks(C))
-    return std::move(E);
+    return E;
   addGpuDependencies(C);
   addCpuDependencies(C);
   calibrate(C);

@@ -148,6 +148,12 @@ std::optional<CompiledModel> finish(Loader &L, int Root, SourceManager &SM,
     Out.Params.push_back(std::move(S));
   }
   Out.Description = leadingComment(SM.text(RootBuffer));
+  // A library only declares: functions, constants, imports, parameters.
+  Out.IsLibrary = true;
+  for (const ast::Stmt *S : L.Order[Root].first->Body)
+    Out.IsLibrary &=
+        llvm::isa<ast::FnStmt, ast::LetStmt, ast::ImportStmt, ast::ParamStmt>(
+            S);
   return Out;
 }
 

@@ -31,6 +31,9 @@ struct CompiledModel {
   bc::Program Program;
   std::vector<ParamSummary> Params;
   std::string Description; ///< the model's first comment line
+  /// The root module only declares (functions, constants, imports,
+  /// parameters) and changes nothing: a library for other models.
+  bool IsLibrary = false;
 };
 
 /// Compiles the model in \p Path. Errors (syntax, checks, missing imports)

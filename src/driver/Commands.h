@@ -39,6 +39,9 @@ struct ModelOptions {
 int runModel(const ModelOptions &M, const TraceOptions &T);
 int runCheck(const std::vector<std::string> &Models);
 int runDisasm(const std::string &Model);
+/// `ddscript models`: the models and libraries on the search path, with
+/// their descriptions and parameters.
+int runModels(OutputFormat Format);
 
 /// `ddscript record`: runs a command under the CUPTI collector.
 struct RecordOptions {

@@ -1,6 +1,11 @@
 #include "driver/Models.h"
 
+#include "driver/Format.h"
 #include "driver/Session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <cstdlib>
@@ -76,4 +81,120 @@ dd::driver::loadModel(const std::string &Name, SourceManager &SM,
   if (!M && !Diags.hasErrors())
     reportError(*Path, "cannot compile the model");
   return M;
+}
+
+namespace {
+
+struct Listed {
+  std::string Name, Path;
+  std::optional<compiler::CompiledModel> Model;
+  std::string Error;               ///< its first diagnostic, when it fails
+  std::vector<std::string> Hidden; ///< same name later in the search path
+};
+
+/// The models and libraries of the search path, first of each name wins.
+std::vector<Listed> listModels() {
+  std::vector<Listed> Out;
+  for (const std::string &Dir : stdlibDirs()) {
+    std::error_code EC;
+    if (!fs::is_directory(Dir, EC))
+      continue;
+    std::vector<fs::path> Files;
+    for (const fs::directory_entry &E : fs::directory_iterator(Dir, EC))
+      if (E.path().extension() == ".dd" && !E.is_directory())
+        Files.push_back(E.path());
+    std::sort(Files.begin(), Files.end());
+    for (const fs::path &F : Files) {
+      std::string Name = F.stem().string();
+      auto Seen = std::find_if(Out.begin(), Out.end(),
+                               [&](const Listed &L) { return L.Name == Name; });
+      if (Seen != Out.end()) {
+        Seen->Hidden.push_back(F.string());
+        continue;
+      }
+      Listed L;
+      L.Name = Name;
+      L.Path = F.string();
+      SourceManager SM;
+      DiagEngine Diags;
+      compiler::CompileOptions Opts;
+      Opts.StdlibDirs = stdlibDirs();
+      L.Model = compiler::compileFile(L.Path, Opts, SM, Diags);
+      if (!L.Model) {
+        std::string Text = renderDiagnostics(SM, Diags);
+        L.Error = Text.substr(0, Text.find('\n'));
+        if (L.Error.empty())
+          L.Error = "cannot compile the model";
+      }
+      Out.push_back(std::move(L));
+    }
+  }
+  return Out;
+}
+
+} // namespace
+
+int dd::driver::runModels(OutputFormat Format) {
+  std::vector<Listed> All = listModels();
+  bool Failed = false;
+  for (const Listed &L : All)
+    Failed |= !L.Model;
+  if (Format == OutputFormat::Json) {
+    std::string S;
+    JsonWriter W(S);
+    W.beginObject().key("models").beginArray();
+    for (const Listed &L : All) {
+      W.beginObject().field("name", L.Name).field("path", L.Path);
+      if (!L.Model) {
+        W.field("error", L.Error).endObject();
+        continue;
+      }
+      W.field("description", L.Model->Description)
+          .field("library", L.Model->IsLibrary);
+      W.key("params").beginArray();
+      for (const compiler::ParamSummary &P : L.Model->Params)
+        W.beginObject()
+            .field("name", P.Name)
+            .field("default", P.DefaultText)
+            .field("doc", P.Doc)
+            .endObject();
+      W.endArray().endObject();
+    }
+    W.endArray().key("search_path").beginArray();
+    for (const std::string &D : stdlibDirs())
+      W.value(D);
+    W.endArray().endObject();
+    S += '\n';
+    std::fputs(S.c_str(), stdout);
+    return Failed ? ExitBadInput : ExitOk;
+  }
+  std::string S;
+  auto Section = [&](bool Libraries) {
+    for (const Listed &L : All) {
+      if (L.Model && L.Model->IsLibrary != Libraries)
+        continue;
+      if (!L.Model) {
+        if (!Libraries)
+          S += fmt::format("  {:<16} does not compile: {}\n", L.Name, L.Error);
+        continue;
+      }
+      S += fmt::format("  {:<16} {}\n", L.Name, L.Model->Description);
+      Table T;
+      for (const compiler::ParamSummary &P : L.Model->Params)
+        T.row({P.Name + " = " + P.DefaultText, P.Doc});
+      S += T.render(std::string(19, ' '));
+      for (const std::string &H : L.Hidden)
+        S += std::string(19, ' ') + "(hides " + H + ")\n";
+    }
+  };
+  S += "Models: ddscript run NAME --trace T [--set PARAM=VALUE ...]\n";
+  Section(false);
+  S += "\nLibraries: import std.NAME as NAME (they change nothing alone)\n";
+  Section(true);
+  S += "\nddscript run NAME reads the file NAME if there is one, else NAME.dd "
+       "from the first of:\n";
+  for (const std::string &D : stdlibDirs())
+    S += "  " + D + "\n";
+  std::fputs(S.c_str(), stdout);
+  return Failed ? ExitBadInput : ExitOk;
 }

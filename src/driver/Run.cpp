@@ -1,13 +1,14 @@
-//===- Run.cpp - ddscript run, check, disasm
-//-------------------------------===//
+//===- Run.cpp - ddscript run, check, disasm ------------------------------===//
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
 #include "driver/Outputs.h"
+#include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/RunMemory.h"
 #include "driver/Session.h"
+#include "driver/Sweep.h"
 #include "vm/VM.h"
 
 #include <fmt/format.h>
@@ -19,31 +20,6 @@ using namespace dd;
 using namespace dd::driver;
 
 namespace {
-
-struct Outcome {
-  const graph::Iteration *It;
-  int64_t Measured, Baseline, Predicted;
-  double speedup() const {
-    return Predicted > 0 ? double(Baseline) / double(Predicted) : 0.0;
-  }
-  double replayError() const {
-    return Measured ? double(Baseline - Measured) / double(Measured) : 0.0;
-  }
-};
-
-std::vector<vm::Setting> parseSettings(const std::vector<std::string> &In,
-                                       std::string &Error) {
-  std::vector<vm::Setting> Out;
-  for (const std::string &S : In) {
-    size_t Eq = S.find('=');
-    if (Eq == std::string::npos || Eq == 0) {
-      Error = "--set takes NAME=VALUE, got '" + S + "'";
-      return {};
-    }
-    Out.push_back({S.substr(0, Eq), S.substr(Eq + 1)});
-  }
-  return Out;
-}
 
 /// What the model did, for the report: (what, how much).
 std::vector<std::pair<std::string, std::string>>
@@ -83,27 +59,23 @@ void printText(const std::string &ModelPath,
   S += fmt::format("trace      {}\n", Trace);
   if (Out.size() == 1) {
     const Outcome &O = Out[0];
-    size_t Index = static_cast<size_t>(O.It - G.Iterations.data());
-    S += fmt::format("iteration  {} ({} of {}{})\n", O.It->Label, Index + 1,
-                     G.Iterations.size(),
+    size_t Index = O.Index;
+    S += fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[Index].Label,
+                     Index + 1, G.Iterations.size(),
                      Index == Default ? ", steady state" : "");
     S += fmt::format("measured   {}\n", formatDuration(O.Measured));
     S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
                      formatPercent(O.replayError(), true));
     S += fmt::format("predicted  {}   speedup {:.3f}x ({})\n",
                      formatDuration(O.Predicted), O.speedup(),
-                     formatPercent(O.Baseline
-                                       ? double(O.Predicted - O.Baseline) /
-                                             double(O.Baseline)
-                                       : 0.0,
-                                   true));
+                     formatPercent(O.change(), true));
   } else {
     Table T;
     T.row({"iteration", "measured", "replayed", "predicted", "speedup"});
     for (size_t C = 1; C < 5; ++C)
       T.alignRight(C);
     for (const Outcome &O : Out)
-      T.row({O.It->Label, formatDuration(O.Measured),
+      T.row({G.Iterations[O.Index].Label, formatDuration(O.Measured),
              formatDuration(O.Baseline), formatDuration(O.Predicted),
              fmt::format("{:.3f}x", O.speedup())});
     S += T.render("");
@@ -127,7 +99,7 @@ void printText(const std::string &ModelPath,
 }
 
 void printJson(const std::string &ModelPath, const std::string &Trace,
-               const compiler::CompiledModel &Model,
+               const graph::Graph &G, const compiler::CompiledModel &Model,
                const std::vector<Outcome> &Out, const vm::RunResult &R,
                const std::vector<vm::Setting> &Settings, const RunMemory &Mem) {
   std::string S;
@@ -136,8 +108,8 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("model", ModelPath);
   W.field("trace", Trace);
   const Outcome &O = Out.front();
-  W.field("iteration", O.It->Number);
-  W.field("label", O.It->Label);
+  W.field("iteration", G.Iterations[O.Index].Number);
+  W.field("label", G.Iterations[O.Index].Label);
   W.field("measured_ns", O.Measured);
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
@@ -152,25 +124,14 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
     W.field(P.Name, Value);
   }
   W.endObject();
-  const vm::ChangeStats &C = R.Stats;
-  W.key("changes").beginObject();
-  W.field("selected", C.Selected);
-  W.field("scaled", C.Scaled);
-  W.field("inserted", C.Inserted);
-  W.field("removed", C.Removed);
-  W.field("dependencies", C.Dependencies);
-  W.field("schedules", C.Scheduled);
-  W.key("moved_ns_by_phase").beginObject();
-  for (unsigned P = 0; P < graph::NumPhases; ++P)
-    W.field(graph::phaseName(graph::Phase(P)), C.MovedByPhase[P]);
-  W.endObject();
-  W.endObject();
+  W.key("changes");
+  writeChanges(W, R.Stats);
   if (Out.size() > 1) {
     W.key("iterations").beginArray();
     for (const Outcome &X : Out)
       W.beginObject()
-          .field("iteration", X.It->Number)
-          .field("label", X.It->Label)
+          .field("iteration", G.Iterations[X.Index].Number)
+          .field("label", G.Iterations[X.Index].Label)
           .field("measured_ns", X.Measured)
           .field("baseline_ns", X.Baseline)
           .field("predicted_ns", X.Predicted)
@@ -188,6 +149,100 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
 
 } // namespace
 
+namespace {
+
+/// A sweep of \p Axes over the trace side \p B: the model runs once per
+/// combination on a copy of the unchanged graph.
+int runSweep(const ModelOptions &M, const TraceOptions &T,
+             const std::string &Path, const compiler::CompiledModel &Model,
+             SourceManager &SM, const std::vector<SettingAxis> &Axes,
+             const Baseline &B, const trace::Trace &Tr) {
+  size_t N = combinationCount(Axes);
+  std::vector<SweepRow> Rows;
+  Progress Bar("sweep");
+  for (size_t I = 0; I < N; ++I) {
+    std::vector<vm::Setting> Settings = combination(Axes, I);
+    std::vector<vm::Setting> Swept;
+    std::string Label;
+    for (size_t A = 0; A < Axes.size(); ++A)
+      if (Axes[A].Values.size() > 1) {
+        Swept.push_back(Settings[A]);
+        Label += (Label.empty() ? "" : ", ") + Settings[A].Name + "=" +
+                 Settings[A].Text;
+      }
+    RunMemory Mem;
+    // Checked before the trace was loaded.
+    (void)Mem.takeSettings(Settings, Model.Program);
+    graph::Graph G = *B.G;
+    Prediction P =
+        predict(B, G, Model.Program, Settings, std::move(Mem), M.MaxSteps);
+    if (!P.ok()) {
+      Bar.done();
+      std::fputs(P.R.Output.c_str(), stderr);
+      reportError(Path, "in the sweep's run with " + Label + ":");
+      if (!P.R.Ok)
+        std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+      else
+        reportError(Path, P.SimError);
+      return ExitBadInput;
+    }
+    Rows.push_back(sweepRow(std::move(Swept), P));
+    Bar.update(double(I + 1) / double(N));
+  }
+  Bar.done();
+
+  const graph::Graph &G = *B.G;
+  size_t Index = B.Chosen.front();
+  SweepHeader H;
+  H.ModelPath = Path;
+  H.TracePath = T.TracePath;
+  H.Model = &Model;
+  H.Axes = Axes;
+  H.It = &G.Iterations[Index];
+  H.Index = Index;
+  H.Count = G.Iterations.size();
+  H.SteadyState = Index == defaultIteration(G);
+  H.Measured = Rows.front().Result.Measured;
+  H.Baseline = Rows.front().Result.Baseline;
+  if (T.Format == OutputFormat::Json) {
+    // What the runs printed goes to stderr, as for one run.
+    for (const SweepRow &R : Rows)
+      std::fputs(R.Output.c_str(), stderr);
+    std::fputs(sweepJson(H, Rows).c_str(), stdout);
+  } else {
+    std::fputs(sweepText(H, Rows).c_str(), stdout);
+  }
+  if (T.ReportPath.empty())
+    return ExitOk;
+  // The page: the replayed iteration, and the sweep's plot.
+  report::RunData D;
+  D.G = &G;
+  D.Command = "run";
+  D.ModelPath = Path;
+  D.ModelDescription = Model.Description;
+  for (const compiler::ParamSummary &P : Model.Params) {
+    std::string Value = P.DefaultText;
+    for (const SettingAxis &A : Axes)
+      if (A.Name == P.Name) {
+        Value.clear();
+        for (const std::string &V : A.Values)
+          Value += (Value.empty() ? "" : ", ") + V;
+        Value += A.Values.size() > 1 ? " (swept)" : " (--set)";
+      }
+    D.Params.push_back({P.Name, Value});
+  }
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(G, MStart, MEnd);
+  D.Measured = measuredSchedule(G, MStart, MEnd);
+  D.Replayed = simulatedSchedule("replayed", G, *B.Base, B.Chosen);
+  std::optional<memory::MemoryModel> Mem = memoryForOutputs(Tr, G);
+  D.Memory = Mem ? &*Mem : nullptr;
+  D.SweepResults = sweepForReport(H, Rows);
+  return writeOutputs(T, Tr, B.Chosen, D);
+}
+
+} // namespace
+
 int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   SourceManager SM;
   std::string Path;
@@ -195,19 +250,53 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   if (!Model)
     return ExitBadInput;
   std::string Error;
-  std::vector<vm::Setting> Settings = parseSettings(M.Settings, Error);
-  if (!Error.empty()) {
+  auto Axes = parseSettingAxes(M.Settings, Error);
+  if (!Axes) {
     reportError("ddscript", Error);
     return ExitBadInput;
   }
-  RunMemory PeakMem;
-  if (auto Bad = PeakMem.takeSettings(Settings, Model->Program)) {
-    reportError("ddscript", *Bad);
-    return ExitBadInput;
+  size_t Points = combinationCount(*Axes);
+  bool Sweep = Points > 1;
+  if (Sweep) {
+    if (Points > MaxSweepPoints) {
+      reportError("ddscript",
+                  fmt::format("the sweep asks for {} runs, more than {}: "
+                              "sweep fewer values at a time",
+                              Points == SIZE_MAX ? std::string("too many")
+                                                 : formatCount(Points),
+                              formatCount(MaxSweepPoints)));
+      return ExitBadInput;
+    }
+    if (T.Iteration == "all") {
+      reportError("ddscript", "a sweep reports one iteration: give "
+                              "--iteration N, or leave it out for a "
+                              "steady-state one");
+      return ExitBadInput;
+    }
+    if (!T.TimelinePath.empty()) {
+      reportError("ddscript",
+                  "--timeline shows one prediction, and a sweep makes " +
+                      formatCount(Points) +
+                      ": run one combination for its timeline (--report "
+                      "plots the sweep)");
+      return ExitBadInput;
+    }
   }
-  if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
-    reportError(Path, *Bad);
-    return ExitBadInput;
+  // Every combination's values are checked before the trace is loaded.
+  for (size_t I = 0; I < Points; ++I) {
+    std::vector<vm::Setting> Settings = combination(*Axes, I);
+    RunMemory Mem;
+    if (auto Bad = Mem.takeSettings(Settings, Model->Program)) {
+      reportError("ddscript", *Bad);
+      return ExitBadInput;
+    }
+    if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
+      if (Bad->Range.valid())
+        std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
+      else
+        reportError(Path, Bad->Message);
+      return ExitBadInput;
+    }
   }
 
   auto Opts = buildOptionsFor(T);
@@ -236,6 +325,15 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Base.takeError()));
     return ExitInternal;
   }
+  Baseline B;
+  B.Tr = &*Tr;
+  B.TracePath = T.TracePath;
+  B.G = &*G;
+  B.Chosen = *Chosen;
+  B.Base = &*Base;
+  if (Sweep)
+    return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
+
   // What the outputs take of the unchanged graph, before the model changes
   // it: the memory model ties blocks to its tasks, and the replay's critical
   // paths walk its edges.
@@ -245,73 +343,27 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     Mem = memoryForOutputs(*Tr, *G);
     D.Replayed = simulatedSchedule("replayed", *G, *Base, *Chosen);
   }
-
-  vm::RunEnv Env;
-  Env.G = &*G;
-  Env.TracePath = T.TracePath;
-  if (!Tr->Devices.empty()) {
-    Env.Device.Name = Tr->Devices.front().Name;
-    Env.Device.Memory = Tr->Devices.front().TotalGlobalMem;
-    Env.Device.Sms = Tr->Devices.front().NumSms;
-  }
-  Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
-  Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(*G);
-  if (Tr->Distributed.Present) {
-    Env.WorldSize = Tr->Distributed.WorldSize;
-    Env.Rank = Tr->Distributed.Rank;
-  }
-  Env.ReportIteration = Chosen->front();
-  Env.BaselineNs =
-      sim::iterationTime(*G, *Base, G->Iterations[Chosen->front()]);
-  graph::Graph *GP = &*G;
-  size_t Report = Chosen->front();
-  Env.Simulate = [GP, Report](const sim::SchedulePolicy &Policy) -> int64_t {
-    auto R = sim::simulate(*GP, &Policy);
-    if (!R)
-      return 0;
-    return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
-  };
-  PeakMem.prepare(*Tr, *G, *Base, *Chosen, Env);
-  vm::RunOptions RO;
-  RO.MaxSteps = M.MaxSteps;
-  RO.Settings = Settings;
-  PhaseTimer ModelTimer("model");
-  vm::RunResult R = vm::run(Model->Program, Env, RO);
-  ModelTimer.stop();
-  std::fputs(R.Output.c_str(),
+  std::vector<vm::Setting> Settings = combination(*Axes, 0);
+  RunMemory PeakMem;
+  (void)PeakMem.takeSettings(Settings, Model->Program);
+  Prediction P =
+      predict(B, *G, Model->Program, Settings, std::move(PeakMem), M.MaxSteps);
+  std::fputs(P.R.Output.c_str(),
              T.Format == OutputFormat::Json ? stderr : stdout);
-  if (!R.Ok) {
-    std::fputs(renderDiagnostic(SM, R.Error).c_str(), stderr);
+  if (!P.R.Ok) {
+    std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
     return ExitBadInput;
   }
-  PhaseTimer PredictTimer("predict");
-  auto Pred = sim::simulate(*G, &R.Policy);
-  PredictTimer.stop();
-  if (!Pred) {
-    reportError(Path, llvm::toString(Pred.takeError()));
+  if (!P.SimError.empty()) {
+    reportError(Path, P.SimError);
     return ExitBadInput;
-  }
-  PeakMem.finish(*G, *Pred, R.Stats);
-  // After the model: its inserted tasks have no measured time, but the
-  // vectors must cover them.
-  std::vector<int64_t> MStart, MEnd;
-  measuredTimes(*G, MStart, MEnd);
-  std::vector<Outcome> Out;
-  for (size_t I : *Chosen) {
-    const graph::Iteration &It = G->Iterations[I];
-    Outcome O{&It, 0, 0, 0};
-    O.Measured = measuredPointTime(*G, It.End, MEnd) -
-                 measuredPointTime(*G, It.Begin, MEnd);
-    O.Baseline = sim::iterationTime(*G, *Base, It);
-    O.Predicted = sim::iterationTime(*G, *Pred, It);
-    Out.push_back(O);
   }
   if (T.Format == OutputFormat::Json) {
-    printJson(Path, T.TracePath, *Model, Out, R, Settings, PeakMem);
+    printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, Settings, P.Mem);
   } else {
-    printText(Path, *Model, T.TracePath, *G, Out, defaultIteration(*G), R,
+    printText(Path, *Model, T.TracePath, *G, P.Out, defaultIteration(*G), P.R,
               Settings);
-    std::fputs(PeakMem.text().c_str(), stdout);
+    std::fputs(P.Mem.text().c_str(), stdout);
   }
   if (!wantsOutputs(T))
     return ExitOk;
@@ -319,18 +371,20 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   D.Command = "run";
   D.ModelPath = Path;
   D.ModelDescription = Model->Description;
-  for (const compiler::ParamSummary &P : Model->Params) {
-    std::string Value = P.DefaultText;
+  for (const compiler::ParamSummary &Pm : Model->Params) {
+    std::string Value = Pm.DefaultText;
     for (const vm::Setting &Set : Settings)
-      if (Set.Name == P.Name)
+      if (Set.Name == Pm.Name)
         Value = Set.Text + " (--set)";
-    D.Params.push_back({P.Name, Value});
+    D.Params.push_back({Pm.Name, Value});
   }
-  D.Changes = describeChanges(R.Stats);
+  D.Changes = describeChanges(P.R.Stats);
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
-  D.Predicted = simulatedSchedule("predicted", *G, *Pred, *Chosen);
+  D.Predicted = simulatedSchedule("predicted", *G, *P.Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
-  D.PredictedMemory = PeakMem.model();
+  D.PredictedMemory = P.Mem.model();
   return writeOutputs(T, *Tr, *Chosen, D);
 }
 

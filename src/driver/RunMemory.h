@@ -46,6 +46,10 @@ public:
   void json(JsonWriter &W) const;
   /// The block table as the model left it; null without memory records.
   const memory::MemoryModel *model() const { return M ? &*M : nullptr; }
+  /// The predicted peak and the device memory it is compared with (0:
+  /// unknown); meaningful when model() is set.
+  int64_t predictedPeak() const { return Predicted; }
+  int64_t capacity() const { return Capacity; }
 
 private:
   std::optional<memory::MemoryModel> M;

@@ -127,6 +127,17 @@ int main(int argc, char **argv) {
   DisasmCmd->add_option("model", DisasmModel, "The model")->required();
   DisasmCmd->callback([&] { std::exit(runDisasm(DisasmModel)); });
 
+  OutputFormat ModelsFormat = OutputFormat::Text;
+  CLI::App *ModelsCmd = App.add_subcommand(
+      "models", "List the models `ddscript run NAME` finds (the standard "
+                "library and DDSCRIPT_PATH), with their parameters");
+  ModelsCmd->add_option("--format", ModelsFormat, "Output format: text or json")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
+                                              {"json", OutputFormat::Json}},
+          CLI::ignore_case));
+  ModelsCmd->callback([&] { std::exit(runModels(ModelsFormat)); });
+
   TraceOptions Memory;
   CLI::App *MemoryCmd = App.add_subcommand(
       "memory", "Peak device memory and where it happens: measured and "

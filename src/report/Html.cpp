@@ -156,6 +156,17 @@ void HtmlWriter::iterationTable() {
 
 void HtmlWriter::changes() {
   Out += "<h3>What changed</h3>\n";
+  if (!D.Predicted && D.SweepResults) {
+    Out += fmt::format(
+        "<p>The model ran {} times, once per combination of the swept "
+        "parameters, each on a fresh copy of the graph: the sweep below "
+        "gives each run's prediction. The timeline, the bars and the "
+        "critical path show the replay of the unchanged graph; run one "
+        "combination with <code>--report</code> to see what it "
+        "changed.</p>\n",
+        D.SweepResults->Points.size());
+    return;
+  }
   if (!D.Predicted) {
     Out += "<p>Nothing: this is the replay of the unchanged graph, compared "
            "with the trace.</p>\n";
@@ -390,15 +401,28 @@ void HtmlWriter::critical() {
 void HtmlWriter::sweep() {
   if (!D.SweepResults)
     return;
+  const Sweep &S = *D.SweepResults;
   Out += fmt::format("<section id=\"sweep\"><h2>Sweep: predicted time against "
                      "{}</h2>\n<p class=\"note\">{} runs; the dashed line is "
                      "the replayed iteration ({}).</p>\n<div id=\"sweep-plot\" "
-                     "class=\"chart\"></div></section>\n",
-                     htmlEscape(D.SweepResults->Params.empty()
-                                    ? std::string("the parameter")
-                                    : D.SweepResults->Params.front()),
-                     D.SweepResults->Points.size(),
-                     formatDuration(D.SweepResults->BaselineNs));
+                     "class=\"chart\"></div>\n",
+                     htmlEscape(S.Params.empty() ? std::string("the parameter")
+                                                 : S.Params.front()),
+                     S.Points.size(), formatDuration(S.BaselineNs));
+  // The same results as a table, to read off, and without script.
+  Out += "<table class=\"grid\" id=\"sweep-table\"><tr>";
+  for (const std::string &P : S.Params)
+    Out += "<th>" + htmlEscape(P) + "</th>";
+  Out += "<th>predicted</th><th>speedup</th></tr>\n";
+  for (const SweepPoint &P : S.Points) {
+    Out += "<tr>";
+    for (const SweepValue &V : P.Values)
+      Out += "<td>" + htmlEscape(V.Text) + "</td>";
+    Out += durationCell(nullptr, P.PredictedNs) +
+           fmt::format("<td class=\"num\">{}</td></tr>\n",
+                       formatSpeedup(S.BaselineNs, P.PredictedNs));
+  }
+  Out += "</table></section>\n";
 }
 
 std::string HtmlWriter::write() {
@@ -413,11 +437,11 @@ std::string HtmlWriter::write() {
   Out += "</style></head>\n<body>\n";
   header();
   summary();
+  sweep();
   timeline();
   bars();
   memory();
   critical();
-  sweep();
   Out += "<noscript><p>The charts need JavaScript; the numbers and tables do "
          "not.</p></noscript>\n";
   Out += "<script type=\"application/json\" id=\"dd-data\">";

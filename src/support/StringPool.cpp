@@ -6,6 +6,20 @@ using namespace dd;
 
 StringPool::StringPool() { intern(""); }
 
+StringPool::StringPool(const StringPool &O) {
+  Strings.reserve(O.Strings.size());
+  for (std::string_view S : O.Strings)
+    intern(S);
+}
+
+StringPool &StringPool::operator=(const StringPool &O) {
+  if (this != &O) {
+    StringPool Copy(O);
+    *this = std::move(Copy);
+  }
+  return *this;
+}
+
 StringId StringPool::intern(std::string_view S) {
   auto [It, Inserted] =
       Index.try_emplace(llvm::StringRef(S.data(), S.size()), 0u);

@@ -21,8 +21,10 @@ using StringId = uint32_t;
 class StringPool {
 public:
   StringPool();
-  StringPool(const StringPool &) = delete;
-  StringPool &operator=(const StringPool &) = delete;
+  /// A copy interns the strings again, in id order: the same ids, views
+  /// into its own storage.
+  StringPool(const StringPool &O);
+  StringPool &operator=(const StringPool &O);
   StringPool(StringPool &&) = default;
   StringPool &operator=(StringPool &&) = default;
 

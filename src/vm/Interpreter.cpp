@@ -105,13 +105,20 @@ static std::optional<Value> parseSetting(std::string_view T) {
   return Value::number(V * U->Scale, U->D);
 }
 
-std::optional<std::string>
-vm::checkSettings(const bc::Program &P, const std::vector<Setting> &S) {
+std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
+                                            const std::vector<Setting> &S) {
+  auto Error = [](std::string Msg, SourceRange R = {}) {
+    Diagnostic D;
+    D.Range = R;
+    D.Message = std::move(Msg);
+    return D;
+  };
   for (const Setting &Set : S) {
-    bool Known = false;
+    const bc::ParamInfo *Param = nullptr;
     for (const bc::ParamInfo &Pm : P.Params)
-      Known |= Pm.Name == Set.Name;
-    if (!Known) {
+      if (Pm.Name == Set.Name)
+        Param = &Pm;
+    if (!Param) {
       std::vector<std::string> Names;
       for (const bc::ParamInfo &Pm : P.Params)
         Names.push_back(Pm.Name);
@@ -119,16 +126,38 @@ vm::checkSettings(const bc::Program &P, const std::vector<Setting> &S) {
       for (const std::string &N : Names)
         List += (List.empty() ? "" : ", ") + N;
       std::string Best = closestMatch(Set.Name, Names);
-      return "the model has no parameter '" + Set.Name + "'" +
-             (Best.empty() ? "" : "; did you mean '" + Best + "'?") +
-             (List.empty() ? " (it has none)" : " (parameters: " + List + ")");
+      return Error(
+          "the model has no parameter '" + Set.Name + "'" +
+          (Best.empty() ? "" : "; did you mean '" + Best + "'?") +
+          (List.empty() ? " (it has none)" : " (parameters: " + List + ")"));
     }
-    if (!parseSetting(Set.Text))
-      return "cannot read --set " + Set.Name + "=" + Set.Text +
-             " (give a number with an optional unit (" + knownUnits() +
-             "), true, false, or text)";
+    auto V = parseSetting(Set.Text);
+    if (!V)
+      return Error("cannot read --set " + Set.Name + "=" + Set.Text +
+                   " (give a number with an optional unit (" + knownUnits() +
+                   "), true, false, or text)");
+    // A literal number's kind is known before the run (the VM checks the
+    // others when the parameter's declaration runs).
+    if (Param->LiteralDefault && Param->Default.K == bc::Constant::Number &&
+        (!V->is(VKind::Number) || V->unit() != Param->Default.D)) {
+      Value Default = Value::number(Param->Default.Num, Param->Default.D);
+      return Error(
+          fmt::format("--set {}={}: the parameter is {} (default {}), the "
+                      "value given is {}",
+                      Set.Name, Set.Text, describeValue(Default),
+                      formatQuantity(Default.asNumber(), Default.unit()),
+                      describeValue(*V)),
+          Param->Range);
+    }
   }
   return std::nullopt;
+}
+
+std::optional<double> vm::settingNumber(std::string_view Text) {
+  auto V = parseSetting(Text);
+  if (!V || !V->is(VKind::Number))
+    return std::nullopt;
+  return V->asNumber();
 }
 
 void Interpreter::applySettings() {
@@ -604,7 +633,7 @@ RunResult vm::run(const bc::Program &P, RunEnv &Env, const RunOptions &O) {
   RunResult R;
   if (auto Bad = checkSettings(P, O.Settings)) {
     R.Ok = false;
-    R.Error.Message = *Bad;
+    R.Error = std::move(*Bad);
     return R;
   }
   Interpreter I(P, Env, O, R);

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dd::memory {
@@ -106,9 +107,15 @@ struct RunResult {
 RunResult run(const bc::Program &P, RunEnv &Env, const RunOptions &O);
 
 /// Checks --set values against \p P's parameters before a run: unknown
-/// names and unreadable values. Returns the message of the first problem.
-std::optional<std::string> checkSettings(const bc::Program &P,
-                                         const std::vector<Setting> &S);
+/// names, unreadable values, and a value of another kind than a literal
+/// default (a duration for a bandwidth). Returns the first problem, at the
+/// parameter's declaration when it concerns one.
+std::optional<Diagnostic> checkSettings(const bc::Program &P,
+                                        const std::vector<Setting> &S);
+
+/// A --set value as a number in base units (ns, bytes, bytes/ns, plain),
+/// or nullopt when it is not a number ("true", "ring").
+std::optional<double> settingNumber(std::string_view Text);
 
 /// Estimates the memory bandwidth the trace's own memory-bound work reaches
 /// (bytes/ns): the median of bytes/duration over copies and sets of at

@@ -3,9 +3,8 @@
 
 usage: check_page.py [options] -- COMMAND ARGS...
 
-COMMAND is `ddscript replay|run ...` (run twice, with --format json and
---report TMP appended), or, with --given FILE, any command that writes the
-page to FILE and prints a JSON object on stdout (the sweep sample).
+COMMAND is `ddscript replay|run ...`, run twice, with --format json and
+--report TMP appended; a run may sweep parameters (--set NAME=V1,V2).
 
 With --no-browser only the static checks run. Without a browser they still
 run, and the test then exits 77, which CTest reports as skipped. The browser
@@ -112,6 +111,16 @@ def static_checks(html, command, out):
             fail(f"the page is not self-contained: it has {what}")
     if command == "run":
         rep = json.loads(out)
+        if "sweep" in rep:
+            # A sweep's page: the replayed iteration, and the plot of the
+            # runs, which the browser check compares with these points.
+            expect_cell(html, "measured", rep["measured_ns"])
+            expect_cell(html, "replayed", rep["baseline_ns"])
+            names = rep["sweep"]["params"]
+            return {"params": names,
+                    "points": [{"values": [p["params"][k] for k in names],
+                                "ns": p["predicted_ns"]}
+                               for p in rep["sweep"]["points"]]}
         its = rep.get("iterations", [rep])
         total = {k: sum(it[k] for it in its)
                  for k in ("measured_ns", "baseline_ns", "predicted_ns")}
@@ -148,6 +157,8 @@ def static_checks(html, command, out):
         expect_cell(html, "critical-after", total["critical_path_ns"])
         expect_cell(html, "gpu-busy", total["replayed_gpu_busy_ns"])
         return reps[0] if len(reps) == 1 else None
+    elif command != "run":
+        fail(f"unknown command {command}")
     return json.loads(out)
 
 
@@ -206,13 +217,11 @@ def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     sweep = no_browser = False
-    given = shot = None
+    shot = None
     i = 0
     while i < len(opts):
         if opts[i] == "--sweep":
             sweep = True; i += 1
-        elif opts[i] == "--given":
-            given = opts[i + 1]; i += 2
         elif opts[i] == "--no-browser":
             no_browser = True; i += 1
         elif opts[i] == "--screenshot":
@@ -223,15 +232,11 @@ def main(argv):
     pages = [os.path.join(tmp, f"report{k}.html") for k in range(2)]
     outs = []
     for p in pages:
-        if given:
-            outs.append(run(cmd))
-            shutil.copy(given, p)
-        else:
-            outs.append(run(cmd + ["--format", "json", "--report", p]))
+        outs.append(run(cmd + ["--format", "json", "--report", p]))
     html = open(pages[0], encoding="utf-8").read()
     if html != open(pages[1], encoding="utf-8").read():
         fail("two runs wrote different pages")
-    command = "given" if given else cmd[1]
+    command = cmd[1]
     rep = static_checks(html, command, outs[0])
 
     if no_browser:

@@ -48,7 +48,7 @@ TEST_CASE("removing a call inside a thread closes the gap behind it") {
 TEST_CASE("removing a container removes its leaves and keeps outside time") {
   MiniGraph M;
   ResourceId T = M.thread("t");
-  TaskId A = M.task(T, "a", 10);
+  M.task(T, "a", 10);
   TaskId C = M.G.addTask(TaskKind::CpuOp, "aten::relu", NoResource, 0);
   M.G.Flags[C] |= TF_Container;
   TaskId X = M.task(T, "x", 5, 7); // 4 ns before relu starts, 3 inside

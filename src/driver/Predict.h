@@ -1,0 +1,76 @@
+//===- Predict.h - One run of a model against a trace's graph ---*- C++ -*-===//
+//
+// What `ddscript run` does once per set of parameters: run the model's
+// bytecode against a graph of the trace, simulate the changed graph, and
+// compare the reported iterations' predicted times with the measured and
+// replayed ones. A plain run does it once on the trace's graph; a sweep does
+// it once per combination of the swept values, each on a fresh copy.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_DRIVER_PREDICT_H
+#define DD_DRIVER_PREDICT_H
+
+#include "driver/Format.h"
+#include "driver/RunMemory.h"
+#include "graph/Graph.h"
+#include "sim/Simulator.h"
+#include "trace/Trace.h"
+#include "vm/VM.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::driver {
+
+/// The trace side of a run, shared by every point of a sweep: the trace, its
+/// unchanged graph, the reported iterations and the baseline replay.
+struct Baseline {
+  const trace::Trace *Tr = nullptr;
+  std::string TracePath;
+  const graph::Graph *G = nullptr;
+  std::vector<size_t> Chosen;
+  const sim::SimResult *Base = nullptr;
+};
+
+/// One reported iteration: measured, replayed and predicted time.
+struct Outcome {
+  size_t Index = 0; ///< into the graph's iterations
+  int64_t Measured = 0, Baseline = 0, Predicted = 0;
+  double speedup() const {
+    return Predicted > 0 ? double(Baseline) / double(Predicted) : 0.0;
+  }
+  double replayError() const {
+    return Measured ? double(Baseline - Measured) / double(Measured) : 0.0;
+  }
+  /// (predicted - replayed) / replayed.
+  double change() const {
+    return Baseline ? double(Predicted - Baseline) / double(Baseline) : 0.0;
+  }
+};
+
+/// What one run of a model gave.
+struct Prediction {
+  vm::RunResult R;
+  RunMemory Mem;
+  std::optional<sim::SimResult> Pred;
+  std::vector<Outcome> Out; ///< per reported iteration
+  /// The model's error: a runtime diagnostic (R.Ok false), or a one-line
+  /// message when the changed graph cannot be simulated.
+  std::string SimError;
+  bool ok() const { return R.Ok && SimError.empty(); }
+};
+
+/// The "changes" object of run's JSON: counts and time moved per phase.
+void writeChanges(JsonWriter &W, const vm::ChangeStats &C);
+
+/// Runs \p P with \p Settings against \p G, a graph of \p B's trace that
+/// the model changes (B.G itself, or a copy), and simulates the result.
+/// \p Mem has taken its settings (device_memory) already.
+Prediction predict(const Baseline &B, graph::Graph &G, const bc::Program &P,
+                   const std::vector<vm::Setting> &Settings, RunMemory Mem,
+                   uint64_t MaxSteps);
+
+} // namespace dd::driver
+
+#endif

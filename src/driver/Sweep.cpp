@@ -1,0 +1,325 @@
+//===- Sweep.cpp - --set values, one or many ------------------------------===//
+
+#include "driver/Sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+using namespace dd;
+using namespace dd::driver;
+
+std::optional<std::vector<SettingAxis>>
+dd::driver::parseSettingAxes(const std::vector<std::string> &Args,
+                             std::string &Error) {
+  std::vector<SettingAxis> Axes;
+  for (const std::string &S : Args) {
+    size_t Eq = S.find('=');
+    if (Eq == std::string::npos || Eq == 0) {
+      Error = "--set takes NAME=VALUE (or NAME=V1,V2,... to sweep), got '" + S +
+              "'";
+      return std::nullopt;
+    }
+    SettingAxis A;
+    A.Name = S.substr(0, Eq);
+    for (const SettingAxis &Prev : Axes)
+      if (Prev.Name == A.Name) {
+        Error = "--set " + A.Name +
+                " is given twice; to sweep it, give its values in one "
+                "--set, as " +
+                A.Name + "=V1,V2";
+        return std::nullopt;
+      }
+    // Split at commas; "\," is a comma of the value.
+    std::string Cur;
+    std::string_view V = std::string_view(S).substr(Eq + 1);
+    for (size_t I = 0; I < V.size(); ++I) {
+      if (V[I] == '\\' && I + 1 < V.size() && V[I + 1] == ',') {
+        Cur.push_back(',');
+        ++I;
+      } else if (V[I] == ',') {
+        A.Values.push_back(std::move(Cur));
+        Cur.clear();
+      } else {
+        Cur.push_back(V[I]);
+      }
+    }
+    A.Values.push_back(std::move(Cur));
+    if (A.Values.size() > 1)
+      for (const std::string &X : A.Values)
+        if (X.empty()) {
+          Error = "--set " + S + ": an empty value in the list of " + A.Name +
+                  "'s values";
+          return std::nullopt;
+        }
+    Axes.push_back(std::move(A));
+  }
+  return Axes;
+}
+
+size_t dd::driver::combinationCount(const std::vector<SettingAxis> &Axes) {
+  size_t N = 1;
+  for (const SettingAxis &A : Axes) {
+    if (A.Values.size() > std::numeric_limits<size_t>::max() / N)
+      return std::numeric_limits<size_t>::max();
+    N *= A.Values.size();
+  }
+  return N;
+}
+
+std::vector<vm::Setting>
+dd::driver::combination(const std::vector<SettingAxis> &Axes, size_t Index) {
+  std::vector<vm::Setting> Out(Axes.size());
+  for (size_t I = Axes.size(); I-- > 0;) {
+    const SettingAxis &A = Axes[I];
+    Out[I] = {A.Name, A.Values[Index % A.Values.size()]};
+    Index /= A.Values.size();
+  }
+  return Out;
+}
+
+std::vector<const SettingAxis *>
+dd::driver::sweptAxes(const std::vector<SettingAxis> &Axes) {
+  std::vector<const SettingAxis *> Out;
+  for (const SettingAxis &A : Axes)
+    if (A.Values.size() > 1)
+      Out.push_back(&A);
+  return Out;
+}
+
+SweepRow dd::driver::sweepRow(std::vector<vm::Setting> Swept,
+                              const Prediction &P) {
+  SweepRow Row;
+  Row.Settings = std::move(Swept);
+  Row.Result = P.Out.front();
+  Row.Stats = P.R.Stats;
+  Row.Output = P.R.Output;
+  Row.Steps = P.R.Steps;
+  Row.HasMemory = P.Mem.model() != nullptr;
+  Row.PeakBytes = P.Mem.predictedPeak();
+  Row.DeviceMemory = P.Mem.capacity();
+  return Row;
+}
+
+namespace {
+
+/// The value a parameter has in the sweep, for the header: "10, 20, 40
+/// (swept)", "3 (--set)" or its default.
+std::string paramValue(const SweepHeader &H, const compiler::ParamSummary &P,
+                       bool Json) {
+  for (const SettingAxis &A : H.Axes) {
+    if (A.Name != P.Name)
+      continue;
+    if (A.Values.size() == 1)
+      return A.Values.front() + (Json ? "" : " (--set)");
+    std::string S;
+    for (const std::string &V : A.Values)
+      S += (S.empty() ? "" : ", ") + V;
+    return Json ? S : S + " (swept)";
+  }
+  return P.DefaultText;
+}
+
+std::string peakText(int64_t B) {
+  return fmt::format("{:.3f} GiB", double(B) / (1024.0 * 1024 * 1024));
+}
+
+} // namespace
+
+std::string dd::driver::sweepText(const SweepHeader &H,
+                                  const std::vector<SweepRow> &Rows) {
+  std::string S;
+  // What each run printed, under its values.
+  for (const SweepRow &R : Rows) {
+    if (R.Output.empty())
+      continue;
+    std::string Label;
+    for (const vm::Setting &Set : R.Settings)
+      Label += (Label.empty() ? "" : " ") + Set.Name + "=" + Set.Text;
+    S += Label + "\n";
+    size_t Begin = 0;
+    while (Begin < R.Output.size()) {
+      size_t End = R.Output.find('\n', Begin);
+      if (End == std::string::npos)
+        End = R.Output.size();
+      S += "  " + R.Output.substr(Begin, End - Begin) + "\n";
+      Begin = End + 1;
+    }
+  }
+  if (!S.empty())
+    S += "\n";
+  S += fmt::format(
+      "model      {}{}\n", H.ModelPath,
+      H.Model->Description.empty() ? "" : "  (" + H.Model->Description + ")");
+  for (const compiler::ParamSummary &P : H.Model->Params)
+    S += fmt::format("  {} = {}\n", P.Name, paramValue(H, P, false));
+  S += fmt::format("trace      {}\n", H.TracePath);
+  S += fmt::format("iteration  {} ({} of {}{})\n", H.It->Label, H.Index + 1,
+                   H.Count, H.SteadyState ? ", steady state" : "");
+  S += fmt::format("measured   {}\n", formatDuration(H.Measured));
+  S += fmt::format("replayed   {}   error {}\n", formatDuration(H.Baseline),
+                   formatPercent(H.Measured ? double(H.Baseline - H.Measured) /
+                                                  double(H.Measured)
+                                            : 0.0,
+                                 true));
+  S += fmt::format("\nsweep      {} runs\n", formatCount(Rows.size()));
+  bool Memory = !Rows.empty() && Rows.front().HasMemory;
+  Table T;
+  std::vector<std::string> Head;
+  for (const vm::Setting &Set : Rows.front().Settings)
+    Head.push_back(Set.Name);
+  size_t First = Head.size();
+  for (const char *C : {"predicted", "speedup", "change"})
+    Head.push_back(C);
+  if (Memory) {
+    Head.push_back("peak memory");
+    Head.push_back("fits");
+  }
+  T.row(Head);
+  for (size_t C = First; C < First + (Memory ? 4 : 3); ++C)
+    T.alignRight(C);
+  for (const SweepRow &R : Rows) {
+    std::vector<std::string> Cells;
+    for (const vm::Setting &Set : R.Settings)
+      Cells.push_back(Set.Text);
+    Cells.push_back(formatDuration(R.Result.Predicted));
+    Cells.push_back(fmt::format("{:.3f}x", R.Result.speedup()));
+    Cells.push_back(formatPercent(R.Result.change(), true));
+    if (Memory) {
+      Cells.push_back(peakText(R.PeakBytes));
+      Cells.push_back(R.DeviceMemory <= 0             ? "unknown"
+                      : R.PeakBytes <= R.DeviceMemory ? "yes"
+                                                      : "OUT OF MEMORY");
+    }
+    T.row(std::move(Cells));
+  }
+  S += T.render("  ");
+  return S;
+}
+
+std::string dd::driver::sweepJson(const SweepHeader &H,
+                                  const std::vector<SweepRow> &Rows) {
+  std::string S;
+  JsonWriter W(S);
+  W.beginObject();
+  W.field("model", H.ModelPath);
+  W.field("trace", H.TracePath);
+  W.field("iteration", H.It->Number);
+  W.field("label", H.It->Label);
+  W.field("measured_ns", H.Measured);
+  W.field("baseline_ns", H.Baseline);
+  W.field("replay_error",
+          H.Measured ? double(H.Baseline - H.Measured) / double(H.Measured)
+                     : 0.0);
+  W.key("params").beginObject();
+  for (const compiler::ParamSummary &P : H.Model->Params)
+    W.field(P.Name, paramValue(H, P, true));
+  W.endObject();
+  W.key("sweep").beginObject();
+  W.key("params").beginArray();
+  for (const vm::Setting &Set : Rows.front().Settings)
+    W.value(Set.Name);
+  W.endArray();
+  W.key("points").beginArray();
+  for (const SweepRow &R : Rows) {
+    W.beginObject();
+    W.key("params").beginObject();
+    for (const vm::Setting &Set : R.Settings)
+      W.field(Set.Name, Set.Text);
+    W.endObject();
+    W.field("predicted_ns", R.Result.Predicted);
+    W.field("speedup", R.Result.speedup());
+    W.field("change", R.Result.change());
+    W.key("changes");
+    writeChanges(W, R.Stats);
+    if (R.HasMemory) {
+      W.field("peak_bytes_predicted", R.PeakBytes);
+      if (R.DeviceMemory > 0) {
+        W.field("device_memory_bytes", R.DeviceMemory);
+        W.field("fits", R.PeakBytes <= R.DeviceMemory);
+      } else {
+        W.key("device_memory_bytes").null();
+        W.key("fits").null();
+      }
+    }
+    W.field("output", R.Output);
+    W.field("steps", R.Steps);
+    W.endObject();
+  }
+  W.endArray();
+  W.endObject();
+  W.endObject();
+  S += '\n';
+  return S;
+}
+
+namespace {
+
+/// "40Gbps" -> (40, "Gbps"); nullopt when the text does not start with a
+/// plain number.
+std::optional<std::pair<double, std::string>> splitUnit(const std::string &T) {
+  const char *Begin = T.c_str();
+  char *End = nullptr;
+  double V = std::strtod(Begin, &End);
+  if (End == Begin || !std::isfinite(V))
+    return std::nullopt;
+  return std::make_pair(V, std::string(End));
+}
+
+/// The x values the plot uses for an axis: the numbers as written when all
+/// values carry the same unit (10Gbps, 40Gbps -> 10, 40), else in base
+/// units (ns, bytes, bytes/ns) when all are numbers, else none (the plot
+/// then takes the values in the order given).
+std::vector<std::optional<double>> plotNumbers(const SettingAxis &A) {
+  std::vector<std::optional<double>> Out;
+  std::optional<std::string> Unit;
+  bool SameUnit = true;
+  for (const std::string &V : A.Values) {
+    auto Split = splitUnit(V);
+    if (!Split || !vm::settingNumber(V)) {
+      SameUnit = false;
+      break;
+    }
+    if (Unit && *Unit != Split->second)
+      SameUnit = false;
+    Unit = Split->second;
+  }
+  for (const std::string &V : A.Values) {
+    if (SameUnit)
+      Out.push_back(splitUnit(V)->first);
+    else
+      Out.push_back(vm::settingNumber(V));
+  }
+  return Out;
+}
+
+} // namespace
+
+report::Sweep dd::driver::sweepForReport(const SweepHeader &H,
+                                         const std::vector<SweepRow> &Rows) {
+  report::Sweep S;
+  std::vector<const SettingAxis *> Swept = sweptAxes(H.Axes);
+  std::vector<std::vector<std::optional<double>>> Numbers;
+  for (const SettingAxis *A : Swept) {
+    S.Params.push_back(A->Name);
+    Numbers.push_back(plotNumbers(*A));
+  }
+  S.BaselineNs = H.Baseline;
+  for (const SweepRow &R : Rows) {
+    report::SweepPoint P;
+    for (size_t I = 0; I < R.Settings.size(); ++I) {
+      const std::vector<std::string> &Values = Swept[I]->Values;
+      size_t K = static_cast<size_t>(
+          std::find(Values.begin(), Values.end(), R.Settings[I].Text) -
+          Values.begin());
+      P.Values.push_back({R.Settings[I].Text,
+                          K < Values.size() ? Numbers[I][K] : std::nullopt});
+    }
+    P.PredictedNs = R.Result.Predicted;
+    S.Points.push_back(std::move(P));
+  }
+  return S;
+}

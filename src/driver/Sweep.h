@@ -1,0 +1,84 @@
+//===- Sweep.h - --set values, one or many ----------------------*- C++ -*-===//
+//
+// `--set NAME=VALUE` sets a parameter; `--set NAME=V1,V2,V3` sweeps it: the
+// model runs once per combination of the swept values, each time on a fresh
+// copy of the trace's graph, and `ddscript run` prints a table (or JSON)
+// instead of one prediction. See docs/models.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_DRIVER_SWEEP_H
+#define DD_DRIVER_SWEEP_H
+
+#include "compiler/Compiler.h"
+#include "driver/Format.h"
+#include "driver/Predict.h"
+#include "report/Report.h"
+#include "vm/VM.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dd::driver {
+
+/// One parameter and the values given for it, as written.
+struct SettingAxis {
+  std::string Name;
+  std::vector<std::string> Values;
+};
+
+/// The most runs one sweep may ask for.
+constexpr size_t MaxSweepPoints = 10'000;
+
+/// Parses `--set` arguments: NAME=VALUE, or NAME=V1,V2,... to sweep (a
+/// comma inside a value is written `\,`). A name given twice, an empty
+/// name, or an empty value in a list is an error (returns nullopt and
+/// sets \p Error).
+std::optional<std::vector<SettingAxis>>
+parseSettingAxes(const std::vector<std::string> &Args, std::string &Error);
+
+/// How many runs the axes ask for (saturates at SIZE_MAX).
+size_t combinationCount(const std::vector<SettingAxis> &Axes);
+
+/// Combination \p Index, the first axis varying slowest (the order of
+/// nested loops over the axes as given).
+std::vector<vm::Setting> combination(const std::vector<SettingAxis> &Axes,
+                                     size_t Index);
+
+/// The axes with more than one value: the sweep's parameters.
+std::vector<const SettingAxis *> sweptAxes(const std::vector<SettingAxis> &A);
+
+/// One run of a sweep, as its outputs show it.
+struct SweepRow {
+  std::vector<vm::Setting> Settings; ///< the swept ones, in axis order
+  Outcome Result;
+  vm::ChangeStats Stats;
+  std::string Output; ///< what the model printed
+  uint64_t Steps = 0;
+  bool HasMemory = false;
+  int64_t PeakBytes = 0, DeviceMemory = 0; ///< predicted; 0: unknown
+};
+
+/// What the table and the JSON say besides the rows.
+struct SweepHeader {
+  std::string ModelPath, TracePath;
+  const compiler::CompiledModel *Model = nullptr;
+  std::vector<SettingAxis> Axes;
+  const graph::Iteration *It = nullptr;
+  size_t Index = 0, Count = 0; ///< the iteration's place among all
+  bool SteadyState = false;
+  int64_t Measured = 0, Baseline = 0;
+};
+
+/// Makes a row from a run's prediction (which may then be dropped).
+SweepRow sweepRow(std::vector<vm::Setting> Swept, const Prediction &P);
+
+std::string sweepText(const SweepHeader &H, const std::vector<SweepRow> &Rows);
+std::string sweepJson(const SweepHeader &H, const std::vector<SweepRow> &Rows);
+/// The results as the HTML report's sweep plot takes them.
+report::Sweep sweepForReport(const SweepHeader &H,
+                             const std::vector<SweepRow> &Rows);
+
+} // namespace dd::driver
+
+#endif
