@@ -32,10 +32,12 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   Env.ReportIteration = Report;
   Env.BaselineNs = sim::iterationTime(G, *B.Base, G.Iterations[Report]);
   graph::Graph *GP = &G;
-  Env.Simulate = [GP, Report](const sim::SchedulePolicy &Policy) -> int64_t {
+  Env.Simulate =
+      [GP,
+       Report](const sim::SchedulePolicy &Policy) -> llvm::Expected<int64_t> {
     auto R = sim::simulate(*GP, &Policy);
     if (!R)
-      return 0;
+      return R.takeError();
     return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
   Mem.prepare(Tr, G, *B.Base, B.Chosen, Env);

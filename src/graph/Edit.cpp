@@ -8,6 +8,8 @@ using namespace dd::graph;
 int64_t graph::scaledDuration(int64_t D, double Factor, bool Divide) {
   double V = Divide ? static_cast<double>(D) / Factor
                     : static_cast<double>(D) * Factor;
+  if (!(std::fabs(V) < static_cast<double>(MaxTime)))
+    return V < 0 ? -MaxTime : MaxTime; // also NaN
   return static_cast<int64_t>(std::llround(V));
 }
 

@@ -17,7 +17,8 @@
 namespace dd::graph {
 
 /// A duration scaled: round(D * Factor), or round(D / Factor) when
-/// \p Divide, to the nearest nanosecond (halves away from zero).
+/// \p Divide, to the nearest nanosecond (halves away from zero); at most
+/// MaxTime (the simulator then refuses the graph).
 int64_t scaledDuration(int64_t D, double Factor, bool Divide);
 
 /// Scales the tasks of \p Set (leaves, and containers through their

@@ -41,6 +41,10 @@ constexpr TaskId NoTask = ~0u;
 constexpr ResourceId NoResource = ~0u;
 constexpr LayerId NoLayer = ~0u;
 constexpr int64_t NoTime = INT64_MIN;
+/// The longest time ddscript represents (2^62 ns, about 146 years): no
+/// duration, gap or delay exceeds it, and the simulator refuses a graph
+/// whose times could add up past it, so that sums of times never overflow.
+constexpr int64_t MaxTime = int64_t(1) << 62;
 
 enum class TaskKind : uint8_t {
   CpuOp,      ///< a framework operator (aten::*, autograd nodes)

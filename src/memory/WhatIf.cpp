@@ -50,6 +50,11 @@ llvm::Error MemoryModel::scaleBlocks(llvm::ArrayRef<BlockId> Blocks,
   for (BlockId B : Blocks)
     if (auto E = checkBlock(*this, B))
       return E;
+  for (BlockId B : Blocks)
+    if (!(double(Size[B]) * Factor < double(graph::MaxTime)))
+      return makeError("a block of " + llvm::Twine(Size[B]) +
+                       " bytes scaled by " + std::to_string(Factor) +
+                       " is larger than ddscript represents (2^62 bytes)");
   for (BlockId B : Blocks) {
     Size[B] = static_cast<int64_t>(std::llround(double(Size[B]) * Factor));
     Flags[B] |= BF_Scaled;

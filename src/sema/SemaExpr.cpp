@@ -2,9 +2,9 @@
 
 #include "sema/SemaImpl.h"
 
-#include <algorithm>
+#include "support/Regex.h"
 
-#include <regex>
+#include <algorithm>
 
 using namespace dd;
 using namespace dd::sema;
@@ -543,11 +543,8 @@ Ty SemaImpl::expr(ast::Expr *E) {
     return Ty::of(TypeKind::String);
   case ast::NodeKind::RegexLit: {
     auto *R = cast<ast::RegexLit>(E);
-    try {
-      std::regex Re(R->Pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error &X) {
-      Diags.error(R->Range, std::string("invalid regex: ") + X.what());
-    }
+    if (auto Problem = regexProblem(R->Pattern))
+      Diags.error(R->Range, "invalid regex: " + *Problem);
     return Ty::of(TypeKind::Regex);
   }
   case ast::NodeKind::BoolLit:

@@ -2,7 +2,10 @@
 
 #include "support/Error.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <queue>
 
 using namespace dd;
@@ -156,6 +159,21 @@ llvm::Expected<SimResult> Engine::run() {
   Ready.assign(2 * N, INT64_MIN);
   Queues.resize(G.Resources.size());
   Busy.assign(G.Resources.size(), false);
+
+  // Every time is a sum of durations, gaps and delays along a path: when
+  // all of them together stay under MaxTime, no sum can overflow.
+  double Bound = 0;
+  for (TaskId T = 0; T < N; ++T)
+    if (G.isLeaf(T) && !G.isRemoved(T))
+      Bound += std::fabs(double(G.Dur[T])) + std::fabs(double(G.Gap[T]));
+  for (const Edge &E : G.Lowered)
+    Bound += std::fabs(double(E.Delay));
+  if (!(Bound < double(MaxTime)))
+    return makeError(fmt::format(
+        "the graph's durations, gaps and delays add up to {:.3g} s, beyond "
+        "the {:.0f} years ddscript can simulate: a model made times "
+        "larger than any run could take",
+        Bound / 1e9, double(MaxTime) / 1e9 / 86400 / 365.25));
 
   size_t Live = 0;
   for (TaskId T = 0; T < N; ++T) {

@@ -131,12 +131,27 @@ std::string AstBuilder::unquote(antlr4::tree::TerminalNode *N) {
   return Out;
 }
 
+bool AstBuilder::enter(antlr4::ParserRuleContext *C) {
+  if (Depth < MaxNesting) {
+    ++Depth;
+    return true;
+  }
+  if (!ReportedDepth)
+    Diags.error(range(C), "nested more than " + std::to_string(MaxNesting) +
+                              " levels deep (expressions and blocks)");
+  ReportedDepth = true;
+  return false;
+}
+
 void AstBuilder::buildBlock(P::BlockContext *C, ast::Block &Out) {
   // block -> '{' stmt* '}'
   Out.Range = range(C);
+  if (!enter(C))
+    return;
   for (P::StmtContext *S : C->stmt())
     if (ast::Stmt *St = buildStmt(S))
       Out.Stmts.push_back(St);
+  --Depth;
 }
 
 ast::Stmt *AstBuilder::buildIf(P::IfStatementContext *C) {
@@ -294,6 +309,24 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   Parser.removeErrorListeners();
   Parser.addErrorListener(&Listener);
 
+  // The parser recurses once per bracket: nesting far past what the
+  // builder accepts would exhaust the stack before it could say so.
+  Tokens.fill();
+  size_t Depth = 0;
+  for (antlr4::Token *T : Tokens.getTokens()) {
+    std::string Text = T->getText();
+    if (Text == "(" || Text == "[" || Text == "{") {
+      if (++Depth > 4 * AstBuilder::MaxNesting) {
+        Diags.error(Builder.range(T),
+                    "brackets nested more than " +
+                        std::to_string(4 * AstBuilder::MaxNesting) +
+                        " levels deep");
+        return nullptr;
+      }
+    } else if ((Text == ")" || Text == "]" || Text == "}") && Depth > 0) {
+      --Depth;
+    }
+  }
   P::ModuleContext *Tree = Parser.module();
   // Characters the lexer could not use arrive as ERROR_CHAR tokens, which
   // the parser reports as unexpected.

@@ -131,6 +131,14 @@ ast::Expr *AstBuilder::binary(ast::BinaryOp Op, P::OpExprContext *C,
 }
 
 ast::Expr *AstBuilder::buildOp(P::OpExprContext *C) {
+  if (!enter(C))
+    return Ctx.make<ast::NoneLit>(range(C));
+  ast::Expr *E = buildOpAt(C);
+  --Depth;
+  return E;
+}
+
+ast::Expr *AstBuilder::buildOpAt(P::OpExprContext *C) {
   using ast::BinaryOp;
   SourceRange R = range(C);
   if (auto *N = dynamic_cast<P::NameExprContext *>(C))

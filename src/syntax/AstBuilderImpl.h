@@ -22,6 +22,11 @@ public:
   AstBuilder(const SourceManager &SM, BufferId B, ast::AstContext &Ctx,
              DiagEngine &Diags);
 
+  /// How deep expressions and blocks may nest: the checks and the compiler
+  /// after the builder recurse as deep, so deeper nesting is an error here
+  /// (once per module).
+  static constexpr unsigned MaxNesting = 256;
+
   ast::Stmt *buildStmt(P::StmtContext *C);
   ast::Expr *buildExpr(P::ExprContext *C);
   void buildBlock(P::BlockContext *C, ast::Block &Out);
@@ -41,6 +46,10 @@ private:
   /// Code-point index -> byte offset, when the buffer is not pure ASCII
   /// (ANTLR's input stream counts code points).
   std::vector<uint32_t> ByteOf;
+  unsigned Depth = 0;
+  bool ReportedDepth = false;
+  /// Enters one level; false (after the error) when it is one too many.
+  bool enter(antlr4::ParserRuleContext *C);
 
   uint32_t byteOffset(size_t CodePoint) const;
   ast::Stmt *buildIf(P::IfStatementContext *C);
@@ -67,6 +76,7 @@ private:
   ast::Expr *buildCall(P::CallExprContext *C);
   ast::Expr *buildLambda(P::LambdaExprContext *C);
   ast::Expr *buildOp(P::OpExprContext *C);
+  ast::Expr *buildOpAt(P::OpExprContext *C);
   ast::Expr *binary(ast::BinaryOp Op, P::OpExprContext *C,
                     P::OpExprContext *L, P::OpExprContext *R,
                     antlr4::Token *OpTok);

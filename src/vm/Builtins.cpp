@@ -17,10 +17,14 @@ static bool given(const std::vector<Value> &Args, size_t I) {
 static std::vector<Value> elements(Interpreter &I, const Value &V,
                                    const char *Role) {
   switch (V.kind()) {
-  case VKind::List: return V.as<ListObj>()->Items;
+  case VKind::List:
+    I.chargeList(V.as<ListObj>()->Items.size());
+    return V.as<ListObj>()->Items;
   case VKind::Range: {
     std::vector<Value> Out;
     auto *R = V.as<RangeObj>();
+    if (R->Hi >= R->Lo)
+      I.chargeList(static_cast<size_t>(R->Hi - R->Lo) + 1);
     for (int64_t X = R->Lo; X <= R->Hi; ++X)
       Out.push_back(Value::number(static_cast<double>(X)));
     return Out;
@@ -65,6 +69,14 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     case VKind::Set:
       return Value::number(
           static_cast<double>(inOrder(Args[0].as<SetObj>()->Bits).size()));
+    case VKind::List:
+      return Value::number(
+          static_cast<double>(Args[0].as<ListObj>()->Items.size()));
+    case VKind::Range: {
+      auto *R = Args[0].as<RangeObj>();
+      return Value::number(
+          static_cast<double>(R->Hi >= R->Lo ? R->Hi - R->Lo + 1 : 0));
+    }
     default:
       return Value::number(
           static_cast<double>(elements(*this, Args[0], "len").size()));
@@ -122,9 +134,9 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     if (A != std::floor(A) || B != std::floor(B))
       fail("range takes integers");
     std::vector<Value> Out;
-    if (B - A > 10'000'000)
+    if (B - A > double(MaxListItems))
       fail("range of over 10 million numbers");
-    step(static_cast<uint64_t>(std::max(0.0, B - A)) / 64);
+    chargeList(static_cast<size_t>(std::max(0.0, B - A)));
     for (double X = A; X < B; ++X)
       Out.push_back(Value::number(X));
     return Value::list(std::move(Out));
@@ -184,8 +196,10 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
       fail("simulate() needs a trace (this run has none)");
     ensureFinalized();
     finishSchedules();
-    return Value::number(static_cast<double>(Env.Simulate(Result.Policy)),
-                         Dim::duration());
+    auto Time = Env.Simulate(Result.Policy);
+    if (!Time)
+      fail("simulate(): " + llvm::toString(Time.takeError()));
+    return Value::number(static_cast<double>(*Time), Dim::duration());
   }
   case BuiltinId::baseline:
     return Value::number(static_cast<double>(Env.BaselineNs), Dim::duration());

@@ -20,12 +20,10 @@ void Interpreter::scale(const Value &Target, const Value &Amount,
   ensureFinalized();
   auto Apply = [&](const llvm::BitVector &S, const Value &A) {
     if (Mode == 2) {
-      double D = toNumber(A, Dim::duration(), "the new duration");
-      if (D < 0 || !std::isfinite(D))
-        fail("a duration cannot be negative (got " + show(A) + ")");
+      int64_t D = toAmount(A, Dim::duration(), "the new duration");
       for (int T = S.find_first(); T >= 0; T = S.find_next(T))
         if (!G.isRemoved(static_cast<TaskId>(T))) {
-          graph::setTaskDuration(G, static_cast<TaskId>(T), std::llround(D));
+          graph::setTaskDuration(G, static_cast<TaskId>(T), D);
           ++Result.Stats.Scaled;
         }
       return;
@@ -62,7 +60,7 @@ void Interpreter::remove(const Value &Target) {
   for (TaskId T = 0; T < G.numTasks(); ++T)
     After += G.isLeaf(T) && G.isRemoved(T);
   Result.Stats.Removed += After - Before;
-  StructuralPending = true;
+  markStructural();
 }
 
 namespace {
@@ -137,20 +135,18 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
                      graph::taskKindName(Kind), G.Resources[Res].Name));
 
   int64_t Ns = 0;
-  if (!Dur.is(VKind::None)) {
-    double V = toNumber(Dur, Dim::duration(), "'duration'");
-    if (V < 0 || !std::isfinite(V))
-      fail("a duration cannot be negative (got " + show(Dur) + ")");
-    Ns = std::llround(V);
-  }
+  if (!Dur.is(VKind::None))
+    Ns = toAmount(Dur, Dim::duration(), "'duration'");
+  int64_t NewBytes = -1;
+  if (!Bytes.is(VKind::None))
+    NewBytes = toAmount(Bytes, Dim::bytes(), "'bytes'");
   std::vector<TaskId> AfterT = inOrder(toSet(After, "'after'"));
   std::vector<TaskId> BeforeT = inOrder(toSet(Before, "'before'"));
 
   TaskId X = G.addTask(Kind, D.Name, Res, Ns);
   G.Flags[X] |= graph::TF_Inserted;
   G.Gap[X] = G.Resources[Res].TypicalGap;
-  if (!Bytes.is(VKind::None))
-    G.Bytes[X] = std::llround(toNumber(Bytes, Dim::bytes(), "'bytes'"));
+  G.Bytes[X] = NewBytes;
 
   // Where it goes in its resource's order: after the tasks it follows on
   // the same resource, else at the time the tasks it follows ended, and
@@ -236,7 +232,7 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
     G.addEdge(X, B, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
   Result.Stats.Dependencies += AfterT.size() + BeforeT.size();
   ++Result.Stats.Inserted;
-  StructuralPending = true;
+  markStructural();
   EverSelected.resize(G.numTasks());
   return Value::id(VKind::Task, X);
 }
@@ -290,7 +286,7 @@ void Interpreter::schedule(const Value &Res, const Value *Priority,
     if (!Priority->is(VKind::Function))
       fail("'schedule ... by' takes a function of a task, got " +
            describeValue(*Priority));
-    Schedules.push_back({Res.asId(), *Priority});
+    Schedules.push_back({Res.asId(), *Priority, errorAt("")});
   }
   ++Result.Stats.Scheduled;
 }
@@ -310,8 +306,16 @@ void Interpreter::finishSchedules() {
     for (TaskId T : G.ResourceTasks[S.Res]) {
       Value V = call(S.Priority, {Value::id(VKind::Task, T)});
       if (!V.is(VKind::Number))
-        fail("a schedule's priority must be a number, got " + describeValue(V));
-      Prio[T] = static_cast<int64_t>(std::llround(V.asNumber()));
+        throw VMError{"a schedule's priority must be a number, got " +
+                          describeValue(V),
+                      S.At};
+      double X = V.asNumber();
+      if (!(std::fabs(X) < static_cast<double>(graph::MaxTime)))
+        throw VMError{"a schedule's priority must be a finite number below "
+                      "2^62, got " +
+                          show(V),
+                      S.At};
+      Prio[T] = static_cast<int64_t>(std::llround(X));
     }
 }
 
@@ -323,7 +327,7 @@ Value Interpreter::channel(const std::string &Name) {
     for (const graph::Resource &X : G.Resources)
       Ordinal += X.Kind == graph::ResourceKind::Channel;
     R = G.addResource(graph::ResourceKind::Channel, -1, Ordinal, Name);
-    StructuralPending = true;
+    markStructural();
   }
   return Value::id(VKind::Resource, R);
 }

@@ -3,6 +3,7 @@
 #include "vm/VMImpl.h"
 
 #include "support/Diagnostics.h"
+#include "support/Regex.h"
 
 #include <fmt/format.h>
 
@@ -34,13 +35,22 @@ void Interpreter::step(uint64_t N) {
                      Opts.MaxSteps));
 }
 
+void Interpreter::markStructural() {
+  StructuralPending = true;
+  LastStructural = errorAt("");
+}
+
 void Interpreter::ensureFinalized() {
   graph::Graph &G = graph();
   if (G.finalized())
     return;
   std::string Err;
-  if (!G.finalize(&Err))
-    fail("this makes the dependencies circular: " + Err);
+  if (!G.finalize(&Err)) {
+    std::string Msg = "this makes the dependencies circular: " + Err;
+    if (StructuralPending)
+      throw VMError{Msg, LastStructural};
+    fail(Msg);
+  }
   StructuralPending = false;
   EverSelected.resize(G.numTasks());
 }
@@ -57,9 +67,15 @@ void Interpreter::decodeConstants() {
         Constants[F].push_back(Value::string(C.Str));
         break;
       case bc::Constant::Regex:
-        Constants[F].push_back(Value::object(new RegexObj(
-            C.Str, std::regex(C.Str, std::regex::ECMAScript |
-                                         std::regex::optimize))));
+        // Sema checked it (regexProblem); a program built otherwise gets
+        // a regex that matches nothing rather than an exception.
+        try {
+          Constants[F].push_back(
+              Value::object(new RegexObj(C.Str, compileRegex(C.Str))));
+        } catch (const std::regex_error &) {
+          Constants[F].push_back(
+              Value::object(new RegexObj(C.Str, compileRegex("[^\\s\\S]"))));
+        }
         break;
       }
     }
@@ -599,9 +615,12 @@ void Interpreter::runAll() {
     finishSchedules();
   } catch (const VMError &E) {
     Result.Ok = false;
-    Result.Error = errorAt(E.Message);
-    if (Frames.empty() && StructuralPending)
-      Result.Error.Range = LastStructural;
+    Result.Error = E.At ? *E.At : errorAt(E.Message);
+    Result.Error.Message = E.Message;
+    return;
+  } catch (const std::bad_alloc &) {
+    Result.Ok = false;
+    Result.Error = errorAt("the model ran out of memory");
     return;
   }
   finishStats();

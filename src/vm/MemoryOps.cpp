@@ -125,12 +125,8 @@ void Interpreter::resize(const Value &Target, const Value &Amount, bool To) {
   for (size_t I = 0; I < Blocks.size(); ++I) {
     BlockId B = Blocks[I];
     if (To) {
-      double Bytes = toNumber(Amounts[I], Dim::bytes(), "the new size");
-      if (!(Bytes >= 0) || !std::isfinite(Bytes))
-        fail(fmt::format("a block's size cannot be negative (got {} for "
-                         "block #{})",
-                         show(Amounts[I]), B));
-      if (auto E = M.resizeBlocks({B}, std::llround(Bytes)))
+      int64_t Bytes = toAmount(Amounts[I], Dim::bytes(), "a block's size");
+      if (auto E = M.resizeBlocks({B}, Bytes))
         fail(llvm::toString(std::move(E)));
     } else {
       double F = toNumber(Amounts[I], {}, "the factor");
@@ -329,7 +325,7 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
       fail(llvm::toString(std::move(E)));
   }
   Result.Stats.Offloaded += Blocks.size();
-  StructuralPending = true;
+  markStructural();
   EverSelected.resize(G.numTasks());
   // A cycle is reported here, where it was made.
   ensureFinalized();
@@ -340,9 +336,7 @@ Value Interpreter::alloc(const Value &Size, const Value &At, unsigned Bits,
   MemoryModel &M = mem("alloc");
   graph::Graph &G = graph();
   ensureFinalized();
-  double Bytes = toNumber(Size, Dim::bytes(), "alloc's size");
-  if (!(Bytes >= 0) || !std::isfinite(Bytes))
-    fail("a block's size cannot be negative (got " + show(Size) + ")");
+  int64_t Bytes = toAmount(Size, Dim::bytes(), "a block's size");
   TaskPoint P{toTask(At, (Bits & bc::AtEnd) ? "after" : "before"),
               static_cast<bool>(Bits & bc::AtEnd)};
   std::optional<TaskPoint> F;
@@ -379,7 +373,7 @@ Value Interpreter::alloc(const Value &Size, const Value &At, unsigned Bits,
           "free before alloc: {} is {} before {}", pointText(G, *F),
           formatQuantity(double(A - E), Dim::duration()), pointText(G, P)));
   }
-  auto B = M.addBlock(G, Pool, std::llround(Bytes), P, F);
+  auto B = M.addBlock(G, Pool, Bytes, P, F);
   if (!B)
     fail(llvm::toString(B.takeError()));
   ++Result.Stats.Allocated;

@@ -2,6 +2,8 @@
 
 #include "vm/VMImpl.h"
 
+#include "support/Format.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -68,6 +70,34 @@ double Interpreter::toNumber(const Value &V, Dim Unit, const char *Role) {
          describeValue(Value::number(0, Unit)) + ", not " + describeValue(V) +
          " (" + show(V) + ")");
   return V.asNumber();
+}
+
+void Interpreter::chargeList(size_t Items) {
+  if (Items > MaxListItems)
+    fail(fmt::format("a list of {} items, over the {} a model may make",
+                     formatCount(Items), formatCount(MaxListItems)));
+  step(Items / 8);
+}
+
+void Interpreter::chargeString(size_t Bytes) {
+  if (Bytes > MaxStringBytes)
+    fail(fmt::format("a string of {} bytes, over the {} MiB a model may make",
+                     formatCount(Bytes), MaxStringBytes >> 20));
+  step(Bytes / 64);
+}
+
+int64_t Interpreter::toAmount(const Value &V, Dim Unit, const char *Role) {
+  double X = toNumber(V, Unit, Role);
+  if (!std::isfinite(X) || X < 0)
+    fail(std::string(Role) + " cannot be negative (got " + show(V) + ")");
+  if (X >= static_cast<double>(graph::MaxTime))
+    fail(std::string(Role) + " of " + show(V) + " is beyond what ddscript " +
+         "represents (" +
+         (Unit == Dim::duration()
+              ? std::string("about 146 years")
+              : formatQuantity(static_cast<double>(graph::MaxTime), Unit)) +
+         ")");
+  return std::llround(X);
 }
 
 std::string Interpreter::toStr(const Value &V, const char *Role) {
@@ -178,14 +208,20 @@ Value Interpreter::arith(Opcode Op, const Value &A, const Value &B) {
       break;
     }
   }
-  if (Op == Opcode::Add && A.is(VKind::String) && B.is(VKind::String))
-    return Value::string(A.as<StringObj>()->S + B.as<StringObj>()->S);
-  if (Op == Opcode::Add && A.is(VKind::String))
-    return Value::string(A.as<StringObj>()->S + show(B));
+  if (Op == Opcode::Add && A.is(VKind::String)) {
+    const std::string &L = A.as<StringObj>()->S;
+    std::string R = B.is(VKind::String) ? B.as<StringObj>()->S : show(B);
+    chargeString(L.size() + R.size());
+    return Value::string(L + R);
+  }
   if (Op == Opcode::Add && A.is(VKind::List) && B.is(VKind::List)) {
-    std::vector<Value> Items = A.as<ListObj>()->Items;
-    for (const Value &X : B.as<ListObj>()->Items)
-      Items.push_back(X);
+    const std::vector<Value> &L = A.as<ListObj>()->Items,
+                             &R = B.as<ListObj>()->Items;
+    chargeList(L.size() + R.size());
+    std::vector<Value> Items;
+    Items.reserve(L.size() + R.size());
+    Items.insert(Items.end(), L.begin(), L.end());
+    Items.insert(Items.end(), R.begin(), R.end());
     return Value::list(std::move(Items));
   }
   const char *Name = Op == Opcode::Add   ? "add"

@@ -58,8 +58,10 @@ struct RunEnv {
   uint32_t MemPool = 0;      ///< the device pool peak() reports
   int64_t BaselinePeak = -1; ///< its replayed peak before any change
   /// The reported iteration's simulated time with the graph as it is and
-  /// schedule \p Policy (for the simulate() builtin).
-  std::function<int64_t(const sim::SchedulePolicy &Policy)> Simulate;
+  /// schedule \p Policy (for the simulate() builtin), or why the graph
+  /// cannot be simulated.
+  std::function<llvm::Expected<int64_t>(const sim::SchedulePolicy &Policy)>
+      Simulate;
 };
 
 /// A --set value for a parameter.

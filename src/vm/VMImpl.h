@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace dd::vm {
 /// A run-time error; the interpreter adds the location and the stack.
 struct VMError {
   std::string Message;
+  /// Where the error was made, when that is not the running instruction
+  /// (a cycle that an insert made, found when the graph is next used).
+  std::optional<Diagnostic> At;
 };
 
 [[noreturn]] inline void fail(std::string Msg) { throw VMError{std::move(Msg)}; }
@@ -40,6 +44,16 @@ public:
   llvm::BitVector toSet(const Value &V, const char *Role);
   graph::TaskId toTask(const Value &V, const char *Role);
   double toNumber(const Value &V, Dim Unit, const char *Role);
+  /// Lists and strings a model makes count against the step budget (a
+  /// copy of N items, N/8 steps; of N bytes, N/64) and have a size limit,
+  /// so that neither a quadratic loop nor a doubling one runs away.
+  static constexpr size_t MaxListItems = 10'000'000;
+  static constexpr size_t MaxStringBytes = size_t(64) << 20;
+  void chargeList(size_t Items);
+  void chargeString(size_t Bytes);
+  /// A duration or size to store in the graph or the block table: a
+  /// number of \p Unit, 0 <= V < graph::MaxTime, rounded; fails otherwise.
+  int64_t toAmount(const Value &V, Dim Unit, const char *Role);
   std::string toStr(const Value &V, const char *Role);
   bool truthy(const Value &V);
 
@@ -124,10 +138,15 @@ private:
   struct PendingSchedule {
     graph::ResourceId Res;
     Value Priority;
+    Diagnostic At; ///< the statement, for errors of its priorities
   };
   std::vector<PendingSchedule> Schedules;
-  SourceRange LastStructural; ///< for cycle errors found later
+  /// The last statement that changed the graph's structure since it was
+  /// last finalized, with its calling frames: a cycle it made is found
+  /// later, and reported there.
+  Diagnostic LastStructural;
   bool StructuralPending = false;
+  void markStructural();
 
   void decodeConstants();
   void applySettings();

@@ -219,9 +219,12 @@ int main(int argc, char **argv) {
     }
     graph::Graph *GP = &*G;
     size_t Report = Env.ReportIteration;
-    Env.Simulate = [GP, Report](const sim::SchedulePolicy &P) -> int64_t {
+    Env.Simulate =
+        [GP, Report](const sim::SchedulePolicy &P) -> llvm::Expected<int64_t> {
       auto R = sim::simulate(*GP, &P);
-      return R ? sim::iterationTime(*GP, *R, GP->Iterations[Report]) : -1;
+      if (!R)
+        return R.takeError();
+      return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
     };
   }
   Env.G = G ? &*G : &Empty;

@@ -63,9 +63,12 @@ Prediction predict(const std::string &Rel, const std::string &Model,
   Env.ReportIteration = Report;
   Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Report]);
   graph::Graph *GP = &*G;
-  Env.Simulate = [GP, Report](const sim::SchedulePolicy &P) -> int64_t {
+  Env.Simulate =
+      [GP, Report](const sim::SchedulePolicy &P) -> llvm::Expected<int64_t> {
     auto R = sim::simulate(*GP, &P);
-    return R ? sim::iterationTime(*GP, *R, GP->Iterations[Report]) : -1;
+    if (!R)
+      return R.takeError();
+    return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
   vm::RunOptions RO;
   RO.Settings = std::move(Settings);
