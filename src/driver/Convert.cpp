@@ -26,15 +26,18 @@ int dd::driver::runConvert(const ConvertOptions &O) {
   }
   for (const std::string &W : T->Warnings)
     reportWarning(O.Input, W);
-  std::string Json = trace::writeChromeJson(*T);
+  size_t Records = 0;
+  std::string Json = trace::writeChromeJson(*T, &Records);
   auto Written = writeFileMaybeGzip(O.Output, Json);
   if (!Written) {
     reportError(O.Output, llvm::toString(Written.takeError()));
     return ExitBadInput;
   }
-  std::fputs(fmt::format("{}: {} events, {} (open it in "
+  std::fputs(fmt::format("{}: {} events ({} records with thread names, "
+                         "memory and flows), {} (open it in "
                          "https://ui.perfetto.dev)\n",
                          O.Output, formatCount(T->numEvents()),
+                         formatCount(Records),
                          formatBytes(static_cast<int64_t>(*Written)))
                  .c_str(),
              stdout);

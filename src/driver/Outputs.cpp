@@ -53,9 +53,10 @@ dd::driver::simulatedSchedule(std::string Label, const graph::Graph &G,
   S.Start = R.Start;
   S.End = R.End;
   S.Simulated = true;
-  for (const graph::Iteration &It : G.Iterations)
-    S.Iterations.push_back(
-        {sim::pointTime(G, R, It.Begin), sim::pointTime(G, R, It.End)});
+  for (const graph::Iteration &It : G.Iterations) {
+    auto [Begin, End] = sim::iterationSpan(G, R, It);
+    S.Iterations.push_back({Begin, End});
+  }
   for (size_t I : Reported) {
     S.Paths.push_back(
         sim::criticalPath(G, R, G.Iterations[I].End, S.Iterations[I].Begin));

@@ -5,6 +5,8 @@
 #include "driver/Progress.h"
 #include "driver/Session.h"
 
+#include <fmt/format.h>
+
 using namespace dd;
 using namespace dd::driver;
 
@@ -93,4 +95,16 @@ void dd::driver::writeChanges(JsonWriter &W, const vm::ChangeStats &C) {
     W.field(graph::phaseName(graph::Phase(P)), C.MovedByPhase[P]);
   W.endObject();
   W.endObject();
+}
+
+std::string Outcome::speedupText() const {
+  return emptied() ? std::string("-") : fmt::format("{:.3f}x", speedup());
+}
+
+void Outcome::speedupJson(JsonWriter &W) const {
+  W.key("speedup");
+  if (emptied())
+    W.null();
+  else
+    W.value(speedup());
 }

@@ -37,9 +37,16 @@ struct Baseline {
 struct Outcome {
   size_t Index = 0; ///< into the graph's iterations
   int64_t Measured = 0, Baseline = 0, Predicted = 0;
+  /// The model removed all of the iteration's work: nothing is left to
+  /// time, and there is no speedup to give.
+  bool emptied() const { return Predicted <= 0; }
   double speedup() const {
     return Predicted > 0 ? double(Baseline) / double(Predicted) : 0.0;
   }
+  /// "1.234x", or "-" when emptied().
+  std::string speedupText() const;
+  /// Writes the speedup, or null when emptied().
+  void speedupJson(JsonWriter &W) const;
   double replayError() const {
     return Measured ? double(Baseline - Measured) / double(Measured) : 0.0;
   }

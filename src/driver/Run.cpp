@@ -66,9 +66,14 @@ void printText(const std::string &ModelPath,
     S += fmt::format("measured   {}\n", formatDuration(O.Measured));
     S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
                      formatPercent(O.replayError(), true));
-    S += fmt::format("predicted  {}   speedup {:.3f}x ({})\n",
-                     formatDuration(O.Predicted), O.speedup(),
-                     formatPercent(O.change(), true));
+    if (O.emptied())
+      S += fmt::format("predicted  {}   (the model removed all of the "
+                       "iteration's work: no speedup to give)\n",
+                       formatDuration(O.Predicted));
+    else
+      S += fmt::format("predicted  {}   speedup {} ({})\n",
+                       formatDuration(O.Predicted), O.speedupText(),
+                       formatPercent(O.change(), true));
   } else {
     Table T;
     T.row({"iteration", "measured", "replayed", "predicted", "speedup"});
@@ -77,7 +82,7 @@ void printText(const std::string &ModelPath,
     for (const Outcome &O : Out)
       T.row({G.Iterations[O.Index].Label, formatDuration(O.Measured),
              formatDuration(O.Baseline), formatDuration(O.Predicted),
-             fmt::format("{:.3f}x", O.speedup())});
+             O.speedupText()});
     S += T.render("");
   }
   const vm::ChangeStats &C = R.Stats;
@@ -113,7 +118,7 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("measured_ns", O.Measured);
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
-  W.field("speedup", O.speedup());
+  O.speedupJson(W);
   W.field("replay_error", O.replayError());
   W.key("params").beginObject();
   for (const compiler::ParamSummary &P : Model.Params) {
@@ -128,15 +133,16 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   writeChanges(W, R.Stats);
   if (Out.size() > 1) {
     W.key("iterations").beginArray();
-    for (const Outcome &X : Out)
+    for (const Outcome &X : Out) {
       W.beginObject()
           .field("iteration", G.Iterations[X.Index].Number)
           .field("label", G.Iterations[X.Index].Label)
           .field("measured_ns", X.Measured)
           .field("baseline_ns", X.Baseline)
-          .field("predicted_ns", X.Predicted)
-          .field("speedup", X.speedup())
-          .endObject();
+          .field("predicted_ns", X.Predicted);
+      X.speedupJson(W);
+      W.endObject();
+    }
     W.endArray();
   }
   Mem.json(W);

@@ -32,7 +32,7 @@ std::optional<int64_t> parseSize(const std::string &Text) {
   if (End == Begin || !std::isfinite(V) || V < 0)
     return std::nullopt;
   auto U = lookupUnit(End);
-  if (!U || U->D != Dim::bytes())
+  if (!U || U->D != Dim::bytes() || !(V * U->Scale < double(graph::MaxTime)))
     return std::nullopt;
   return std::llround(V * U->Scale);
 }
@@ -53,8 +53,8 @@ RunMemory::takeSettings(std::vector<vm::Setting> &Settings,
     SetCapacity = parseSize(It->Text);
     if (!SetCapacity || *SetCapacity <= 0)
       return "--set device_memory=" + It->Text +
-             ": give the device's memory as a size above zero, like 16GB or "
-             "80GiB";
+             ": give the device's memory as a size above zero and below 4 "
+             "EiB, like 16GB or 80GiB";
     It = ModelParam ? It + 1 : Settings.erase(It);
   }
   return std::nullopt;
@@ -64,11 +64,8 @@ int64_t RunMemory::peak(const memory::Profile &Pr, const graph::Graph &G,
                         const sim::SimResult &R) const {
   int64_t Best = 0;
   for (size_t I : Chosen) {
-    const graph::Iteration &It = G.Iterations[I];
-    Best = std::max(Best, memory::peakIn(Pr.Curves[Pool],
-                                         sim::pointTime(G, R, It.Begin),
-                                         sim::pointTime(G, R, It.End))
-                              .Bytes);
+    auto [Begin, End] = sim::iterationSpan(G, R, G.Iterations[I]);
+    Best = std::max(Best, memory::peakIn(Pr.Curves[Pool], Begin, End).Bytes);
   }
   return Best;
 }

@@ -186,7 +186,7 @@ std::string dd::driver::sweepText(const SweepHeader &H,
     for (const vm::Setting &Set : R.Settings)
       Cells.push_back(Set.Text);
     Cells.push_back(formatDuration(R.Result.Predicted));
-    Cells.push_back(fmt::format("{:.3f}x", R.Result.speedup()));
+    Cells.push_back(R.Result.speedupText());
     Cells.push_back(formatPercent(R.Result.change(), true));
     if (Memory) {
       Cells.push_back(peakText(R.PeakBytes));
@@ -231,7 +231,7 @@ std::string dd::driver::sweepJson(const SweepHeader &H,
       W.field(Set.Name, Set.Text);
     W.endObject();
     W.field("predicted_ns", R.Result.Predicted);
-    W.field("speedup", R.Result.speedup());
+    R.Result.speedupJson(W);
     W.field("change", R.Result.change());
     W.key("changes");
     writeChanges(W, R.Stats);

@@ -290,3 +290,29 @@ int64_t sim::pointTime(const Graph &G, const SimResult &R,
   T = stoodAt(G, R, P.Task, End);
   return T != graph::NoTime ? T : End ? R.Makespan : 0;
 }
+
+std::pair<int64_t, int64_t> sim::iterationSpan(const Graph &G,
+                                               const SimResult &R,
+                                               const graph::Iteration &I) {
+  int64_t Begin = pointTime(G, R, I.Begin), End = pointTime(G, R, I.End);
+  if (End >= Begin)
+    return {Begin, End};
+  // The boundaries crossed: what marked them is gone. Time what is left.
+  int32_t Index = static_cast<int32_t>(&I - G.Iterations.data());
+  int64_t First = INT64_MAX, Last = INT64_MIN;
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    if (G.IterationOf[T] == Index && G.isLeaf(T) && !G.isRemoved(T) &&
+        R.Start[T] != graph::NoTime) {
+      First = std::min(First, R.Start[T]);
+      Last = std::max(Last, R.End[T]);
+    }
+  if (Last < First)
+    return {Begin, Begin};
+  return {First, Last};
+}
+
+int64_t sim::iterationTime(const Graph &G, const SimResult &R,
+                           const graph::Iteration &I) {
+  auto [Begin, End] = iterationSpan(G, R, I);
+  return End - Begin;
+}

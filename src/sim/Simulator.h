@@ -53,13 +53,16 @@ llvm::Expected<SimResult> simulate(const Graph &G,
 /// The simulated time of an iteration boundary.
 int64_t pointTime(const Graph &G, const SimResult &R,
                   const graph::Iteration::Point &P);
-/// The simulated length of iteration \p I.
-inline int64_t iterationTime(const Graph &G, const SimResult &R,
-                             const graph::Iteration &I) {
-  // A model that removes an iteration's work entirely leaves it empty.
-  return std::max<int64_t>(0,
-                           pointTime(G, R, I.End) - pointTime(G, R, I.Begin));
-}
+/// The simulated length of iteration \p I (one of G.Iterations): from its
+/// begin to its end boundary. When a model removed the boundaries and all
+/// of the iteration's work around them on their thread (the boundaries then
+/// cross), the span of the iteration's remaining tasks; 0 when none remain.
+int64_t iterationTime(const Graph &G, const SimResult &R,
+                      const graph::Iteration &I);
+/// Where iteration \p I begins and ends on \p R's time axis, as
+/// iterationTime measures it.
+std::pair<int64_t, int64_t> iterationSpan(const Graph &G, const SimResult &R,
+                                          const graph::Iteration &I);
 
 } // namespace dd::sim
 

@@ -92,6 +92,7 @@ class Writer {
 public:
   explicit Writer(const Trace &T) : T(T) {}
   std::string run();
+  size_t Records = 0; ///< traceEvents written
 
 private:
   const Trace &T;
@@ -101,6 +102,7 @@ private:
   void beginEvent() {
     O.raw(FirstEvent ? "\n" : ",\n");
     FirstEvent = false;
+    ++Records;
   }
   /// "pid":..,"tid":.. of a track.
   void pidTid(TrackId Tr);
@@ -350,6 +352,10 @@ std::string Writer::run() {
 
 } // namespace
 
-std::string dd::trace::writeChromeJson(const Trace &T) {
-  return Writer(T).run();
+std::string dd::trace::writeChromeJson(const Trace &T, size_t *Records) {
+  Writer W(T);
+  std::string Out = W.run();
+  if (Records)
+    *Records = W.Records;
+  return Out;
 }

@@ -12,8 +12,10 @@ namespace dd::trace {
 /// chrome://tracing open it, and ddscript's Kineto reader reads it back into
 /// the same model (events, tracks and thread names, correlation and
 /// external ids, arguments, memory records, flows, devices, base time).
-/// NVTX ranges are written with category "marker".
-std::string writeChromeJson(const Trace &T);
+/// NVTX ranges are written with category "marker". \p Records, when given,
+/// gets the number of traceEvents written (the events, thread names, memory
+/// records and flow points).
+std::string writeChromeJson(const Trace &T, size_t *Records = nullptr);
 
 } // namespace dd::trace
 

@@ -456,9 +456,8 @@ int64_t vm::iterationPeak(const MemoryModel &M, uint32_t Pool,
                           const graph::Graph &G, const sim::SimResult &R,
                           const graph::Iteration &It) {
   memory::Profile Pr = M.profile({R.Start, R.End});
-  return memory::peakIn(Pr.Curves[Pool], sim::pointTime(G, R, It.Begin),
-                        sim::pointTime(G, R, It.End))
-      .Bytes;
+  auto [Begin, End] = sim::iterationSpan(G, R, It);
+  return memory::peakIn(Pr.Curves[Pool], Begin, End).Bytes;
 }
 
 double vm::estimatePcieBandwidth(const graph::Graph &G) {

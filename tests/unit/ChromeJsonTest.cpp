@@ -8,6 +8,7 @@
 #include "trace/TraceReader.h"
 
 #include <doctest/doctest.h>
+#include <simdjson.h>
 
 using namespace dd;
 using namespace dd::trace;
@@ -15,7 +16,12 @@ using namespace dd::trace;
 namespace {
 
 Trace roundTrip(const Trace &T) {
-  std::string Json = writeChromeJson(T);
+  size_t Records = 0;
+  std::string Json = writeChromeJson(T, &Records);
+  // The count convert prints is the traceEvents array's length.
+  simdjson::dom::parser P;
+  simdjson::dom::element Doc = P.parse(Json);
+  CHECK(simdjson::dom::array(Doc["traceEvents"]).size() == Records);
   auto Back = parseKinetoJson(Json, "converted.json");
   if (!Back)
     FAIL(llvm::toString(Back.takeError()));
