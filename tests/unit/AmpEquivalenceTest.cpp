@@ -1,4 +1,4 @@
-// The shipped AMP model predicts exactly what the same transformation does
+// The shipped AMP models predict exactly what the same transformation does
 // when written against the engine's C++ API.
 
 #include "builder/GraphBuilder.h"
@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <regex>
 
 using namespace dd;
@@ -32,7 +33,55 @@ std::vector<int64_t> times(const graph::Graph &G,
   return Out;
 }
 
+/// Runs the model in \p Path on a graph of \p T; the graph's iteration times.
+std::vector<int64_t> runModel(const trace::Trace &T, const std::string &Path,
+                              graph::Graph &G) {
+  G = loadGraph(T);
+  SourceManager SM;
+  DiagEngine Diags;
+  compiler::CompileOptions Opts;
+  Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
+  auto M = compiler::compileFile(Path, Opts, SM, Diags);
+  REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
+  vm::RunEnv Env;
+  Env.G = &G;
+  vm::RunResult R = vm::run(M->Program, Env, {});
+  REQUIRE_MESSAGE(R.Ok, R.Error.Message);
+  return times(G, &R.Policy);
+}
+
 } // namespace
+
+TEST_CASE("Daydream's AMP in at most 15 lines equals the C++ transform") {
+  std::string Path = std::string(DD_MODELS_DIR) + "/amp_daydream.dd";
+  // Its statements: no blank or comment line counts.
+  std::ifstream In(Path);
+  REQUIRE(In.good());
+  unsigned Lines = 0;
+  for (std::string L; std::getline(In, L);)
+    Lines += L.find_first_not_of(" \t") != std::string::npos &&
+             L[L.find_first_not_of(" \t")] != '#';
+  CHECK(Lines <= 15);
+  auto T = trace::readTrace(std::string(DD_TEST_DATA) +
+                            "/kineto/resnet50_v100_workers0.pt.trace.json.gz");
+  REQUIRE(static_cast<bool>(T));
+  graph::Graph ByModel;
+  std::vector<int64_t> Model = runModel(*T, Path, ByModel);
+
+  graph::Graph ByApi = loadGraph(*T);
+  std::regex Mma("gemm|conv|wgrad|dgrad|cutlass|xmma|scudnn");
+  llvm::BitVector Tensor(ByApi.numTasks()), Other(ByApi.numTasks());
+  for (graph::TaskId X = 0; X < ByApi.numTasks(); ++X)
+    if (ByApi.Kind[X] == graph::TaskKind::Kernel)
+      (std::regex_search(std::string(ByApi.name(X)), Mma) ? Tensor : Other)
+          .set(X);
+  REQUIRE(Tensor.count() > 0);
+  graph::scaleTasks(ByApi, Tensor, 3.0, /*Divide=*/true);
+  graph::scaleTasks(ByApi, Other, 2.0, /*Divide=*/true);
+  CHECK(Model == times(ByApi));
+  CHECK(ByModel.Dur == ByApi.Dur);
+  CHECK(ByModel.Dur != loadGraph(*T).Dur);
+}
 
 TEST_CASE("stdlib/amp.dd equals the C++ transform to the nanosecond") {
   for (const char *Rel : {"kineto/resnet50_v100_workers0.pt.trace.json.gz",
@@ -42,19 +91,9 @@ TEST_CASE("stdlib/amp.dd equals the C++ transform to the nanosecond") {
     REQUIRE(static_cast<bool>(T));
 
     // Through the language.
-    graph::Graph ByModel = loadGraph(*T);
-    SourceManager SM;
-    DiagEngine Diags;
-    compiler::CompileOptions Opts;
-    Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
-    auto M = compiler::compileFile(
-        std::string(DD_STDLIB_SOURCE_DIR) + "/amp.dd", Opts, SM, Diags);
-    REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
-    vm::RunEnv Env;
-    Env.G = &ByModel;
-    vm::RunResult R = vm::run(M->Program, Env, {});
-    REQUIRE_MESSAGE(R.Ok, R.Error.Message);
-    std::vector<int64_t> Model = times(ByModel, &R.Policy);
+    graph::Graph ByModel;
+    std::vector<int64_t> Model = runModel(
+        *T, std::string(DD_STDLIB_SOURCE_DIR) + "/amp.dd", ByModel);
 
     // Through the C++ API: GEMM/conv-class kernels 3x, the others 2x.
     graph::Graph ByApi = loadGraph(*T);
