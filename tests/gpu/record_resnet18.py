@@ -7,7 +7,9 @@ marked with runtime/python/ddscript_nvtx.py. Run it under `ddscript record`
 """
 import argparse
 import os
+import statistics
 import sys
+import time
 
 import torch
 import torchvision
@@ -21,6 +23,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--skip", type=int, default=10,
+                   help="iterations left out of the reported median time")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("record_resnet18.py: no CUDA device")
@@ -40,7 +44,9 @@ def main():
         for _ in range(args.iterations):
             yield images, labels
 
+    times = []
     for x, y in ddscript_nvtx.steps(batches()):
+        start = time.perf_counter()
         x = x.to(device, non_blocking=True)
         y = y.to(device, non_blocking=True)
         optimizer.zero_grad(set_to_none=True)
@@ -48,8 +54,13 @@ def main():
         loss.backward()
         optimizer.step()
         loss.item()  # a host sync per iteration, as logging loops do
+        times.append(time.perf_counter() - start)
     torch.cuda.synchronize()
     print(f"trained {args.iterations} iterations, last loss {loss.item():.3f}")
+    steady = times[args.skip:] or times
+    # run.sh compares this line with and without the collector.
+    print(f"median iteration {statistics.median(steady) * 1e3:.3f} ms "
+          f"over {len(steady)} iterations")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,20 @@ DD=$BUILD/ddscript
 mkdir -p "$OUT"
 fail() { echo "gpu check: FAIL: $*" >&2; exit 1; }
 
+# The collector's overhead: the same loop without it, then under it (the
+# median of iterations 10 to 59, whichever the collector records).
+"$PYTHON" "$ROOT/tests/gpu/record_resnet18.py" --iterations 60 \
+  | tee "$OUT/plain.txt"
 "$DD" record -o "$OUT/resnet18.cupti" --skip 10 --iterations 5 -- \
-  "$PYTHON" "$ROOT/tests/gpu/record_resnet18.py" --iterations 20 \
+  "$PYTHON" "$ROOT/tests/gpu/record_resnet18.py" --iterations 60 \
   | tee "$OUT/record.txt"
+median() { awk '/^median iteration/ { print $3 }' "$1"; }
+PLAIN=$(median "$OUT/plain.txt")
+TRACED=$(median "$OUT/record.txt")
+[ -n "$PLAIN" ] && [ -n "$TRACED" ] || fail "no median iteration time printed"
+awk -v p="$PLAIN" -v t="$TRACED" 'BEGIN {
+  printf "collector overhead: %.3f ms -> %.3f ms per iteration (%+.1f%%)\n",
+         p, t, (t - p) / p * 100 }' | tee "$OUT/overhead.txt"
 grep -Eq "5 iterations \(ProfilerStep#10 to #14\)" "$OUT/record.txt" ||
   fail "the trace does not hold ProfilerStep#10 to #14"
 
@@ -34,4 +45,8 @@ awk '/^mean \|error\|/ { e = $3; sub("%", "", e); exit !(e + 0 <= 1.0) }' \
 "$DD" replay --trace "$OUT/resnet18.json.gz" --iteration all > "$OUT/replay-json.txt"
 diff <(tail -n +2 "$OUT/replay.txt") <(tail -n +2 "$OUT/replay-json.txt") ||
   fail "the converted JSON replays differently from run.cupti"
-echo "gpu check: ok ($OUT)"
+# What a session with a GPU commits: the trace, compressed, as a fixture
+# (tests/data/cupti/, see tests/data/README.md), and the numbers above in
+# docs/validation.md.
+gzip -9 -c "$OUT/resnet18.cupti" > "$OUT/resnet18.cupti.gz"
+echo "gpu check: ok ($OUT; fixture $OUT/resnet18.cupti.gz)"
