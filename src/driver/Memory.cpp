@@ -362,10 +362,33 @@ void printText(const trace::Trace &T, const graph::Graph &G,
       Out += "\n  largest blocks live at the peak\n";
       Table B;
       B.alignRight(0);
-      B.row({"size", "class", "allocated", "freed"});
-      for (const TopBlock &Tb : D.Top)
-        B.row({peakBytes(M.Size[Tb.B]), memory::blockClassName(M.Class[Tb.B]),
-               Tb.Allocated, Tb.Freed});
+      // Addresses and streams when the records carry them (run.cupti files
+      // have both, Kineto's [memory] events addresses only).
+      bool Addresses = false, Streams = false;
+      for (const TopBlock &Tb : D.Top) {
+        Addresses |= M.Addr[Tb.B] != 0;
+        Streams |= M.Stream[Tb.B] != trace::NoValue;
+      }
+      std::vector<std::string> Head = {"size", "class"};
+      if (Addresses)
+        Head.push_back("address");
+      if (Streams)
+        Head.push_back("stream");
+      Head.insert(Head.end(), {"allocated", "freed"});
+      B.row(Head);
+      for (const TopBlock &Tb : D.Top) {
+        std::vector<std::string> Row = {peakBytes(M.Size[Tb.B]),
+                                        memory::blockClassName(M.Class[Tb.B])};
+        if (Addresses)
+          Row.push_back(M.Addr[Tb.B] ? fmt::format("{:#x}", M.Addr[Tb.B])
+                                     : std::string("-"));
+        if (Streams)
+          Row.push_back(M.Stream[Tb.B] == trace::NoValue
+                            ? std::string("-")
+                            : std::to_string(M.Stream[Tb.B]));
+        Row.insert(Row.end(), {Tb.Allocated, Tb.Freed});
+        B.row(std::move(Row));
+      }
       Out += B.render("    ");
     }
 
@@ -473,14 +496,21 @@ void printJson(const trace::Trace &T, const graph::Graph &G,
     W.field("untracked", P.Untracked);
     W.endObject();
     W.key("top_blocks").beginArray();
-    for (const TopBlock &Tb : D.Top)
+    for (const TopBlock &Tb : D.Top) {
       W.beginObject()
           .field("block", Tb.B)
           .field("bytes", M.Size[Tb.B])
-          .field("class", memory::blockClassName(M.Class[Tb.B]))
-          .field("allocated", Tb.Allocated)
-          .field("freed", Tb.Freed)
-          .endObject();
+          .field("class", memory::blockClassName(M.Class[Tb.B]));
+      if (M.Addr[Tb.B])
+        W.field("address", fmt::format("{:#x}", M.Addr[Tb.B]));
+      else
+        W.key("address").null();
+      if (M.Stream[Tb.B] != trace::NoValue)
+        W.field("stream", M.Stream[Tb.B]);
+      else
+        W.key("stream").null();
+      W.field("allocated", Tb.Allocated).field("freed", Tb.Freed).endObject();
+    }
     W.endArray();
     W.key("iterations").beginArray();
     for (const IterationRow &Row : D.Iterations)

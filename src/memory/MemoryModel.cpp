@@ -335,6 +335,7 @@ void ModelBuilder::buildPool(PoolRecords &PR) {
         T.Memory[Recs[Pr.Alloc != NoRecord ? Pr.Alloc : Pr.Free]];
     M.PoolOf[B] = PId;
     M.Addr[B] = Any.Addr;
+    M.Stream[B] = Any.Stream;
     M.Size[B] = M.MeasuredSize[B] = Any.Bytes < 0 ? -Any.Bytes : Any.Bytes;
     M.AllocTs[B] = A;
     M.FreeTs[B] = F;
@@ -438,6 +439,7 @@ BlockId MemoryModel::appendBlock() {
   BlockId B = static_cast<BlockId>(Size.size());
   PoolOf.push_back(0);
   Addr.push_back(0);
+  Stream.push_back(trace::NoValue);
   Size.push_back(0);
   MeasuredSize.push_back(0);
   AllocTs.push_back(BeforeWindow);

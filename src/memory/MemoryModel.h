@@ -190,6 +190,7 @@ public:
   // --- Blocks (struct-of-arrays, BlockId) ------------------------------
   std::vector<PoolId> PoolOf;
   std::vector<uint64_t> Addr;        ///< 0 when the records carry none
+  std::vector<int64_t> Stream;       ///< trace::NoValue when unknown
   std::vector<int64_t> Size;         ///< bytes, as what-ifs left it
   std::vector<int64_t> MeasuredSize; ///< bytes, as traced (0 if added)
   /// Trace times of the allocation and the free; BeforeWindow for a block

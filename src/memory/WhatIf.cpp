@@ -141,6 +141,7 @@ void MemoryModel::reset() {
     V->resize(N);
   PoolOf.resize(N);
   Addr.resize(N);
+  Stream.resize(N);
   AllocRecord.resize(N);
   FreeRecord.resize(N);
   AllocAt.resize(N);

@@ -633,6 +633,8 @@ void CuptiParser::addMemory(const fmt_::MemoryRecord &R) {
   bool Host = R.MemoryKind == 1 || R.MemoryKind == 2; // pageable, pinned
   M.DeviceType = Host ? 0 : 1;
   M.DeviceId = Host ? -1 : static_cast<int32_t>(R.Device);
+  // CUPTI gives 0 for an allocation that is not stream-ordered.
+  M.Stream = R.Stream ? static_cast<int64_t>(R.Stream) : NoValue;
   T.Memory.push_back(M);
 }
 

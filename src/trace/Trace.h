@@ -121,6 +121,9 @@ struct MemoryRecord {
   int64_t TotalReserved;  ///< NoValue when absent
   int32_t DeviceType;     ///< 0 CPU, 1 CUDA (PyTorch's c10::DeviceType)
   int32_t DeviceId;
+  /// The stream the allocation is for (CUPTI records it, Kineto does not);
+  /// NoValue when unknown.
+  int64_t Stream = NoValue;
 };
 
 struct DeviceInfo {

@@ -247,6 +247,13 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
     return Value::boolean(M.Flags[B] & MemoryModel::BF_Added);
   case MemberId::Block_id:
     return Value::number(B);
+  case MemberId::Block_address:
+    return M.Addr[B] ? Value::number(static_cast<double>(M.Addr[B]))
+                     : Value::none();
+  case MemberId::Block_stream:
+    return M.Stream[B] == trace::NoValue
+               ? Value::none()
+               : Value::number(static_cast<double>(M.Stream[B]));
   default:
     fail(std::string("internal error: block member '") +
          bc::memberInfo(Id).Name + "' not implemented");
@@ -393,6 +400,14 @@ filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
     return C;
   case MemberId::Block_id:
     Nums({}, [&](BlockId B) { return double(B); });
+    return C;
+  case MemberId::Block_address:
+    Nums({}, [&](BlockId B) { return M.Addr[B] ? double(M.Addr[B]) : NaN; });
+    return C;
+  case MemberId::Block_stream:
+    Nums({}, [&](BlockId B) {
+      return M.Stream[B] == trace::NoValue ? NaN : double(M.Stream[B]);
+    });
     return C;
   default:
     fail("internal error: block property not usable in a predicate");

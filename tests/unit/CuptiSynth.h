@@ -148,6 +148,7 @@ inline void writeSyntheticRun(cupti::RecordWriter &W, SynthRun &S) {
       Mem.Bytes = SynthRun::ActivationBytes;
       Mem.Operation = Op;
       Mem.MemoryKind = 3;
+      Mem.Stream = 7; // stream-ordered (cudaMallocAsync)
       Mem.Correlation = Call.Correlation;
       Mem.Pid = SynthRun::Pid;
       W.add(Mem);

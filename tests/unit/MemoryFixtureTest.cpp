@@ -341,6 +341,12 @@ TEST_CASE("memory: run.cupti allocations become blocks and replay their "
   }
   CHECK(Activations == size_t(S.Iterations));
   CHECK(Persistent == 1);
+  // Addresses and, for the stream-ordered activations, streams.
+  for (BlockId B = 0; B < M->numBlocks(); ++B) {
+    CHECK(M->Addr[B] != 0);
+    CHECK(M->Stream[B] ==
+          (M->Class[B] == BlockClass::Activation ? 7 : trace::NoValue));
+  }
   REQUIRE(M->hasDeviceRecords());
   Profile Pr = M->profile({R->Start, R->End});
   for (PoolId P = 0; P < M->Pools.size(); ++P) {
