@@ -38,31 +38,10 @@ import sys
 import tempfile
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ddcheck import fail, fmt_duration, run  # noqa: E402
+
 SKIP = 77
-
-
-def fail(msg):
-    sys.stderr.write(f"FAIL: {msg}\n")
-    sys.exit(1)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stderr}")
-    return p.stdout
-
-
-def fmt_duration(ns):
-    """ddscript's formatDuration."""
-    a = abs(ns)
-    if a >= 1_000_000_000:
-        return f"{ns / 1e9:.3f} s"
-    if a >= 1_000_000:
-        return f"{ns / 1e6:.3f} ms"
-    if a >= 1_000:
-        return f"{ns / 1e3:.3f} us"
-    return f"{ns} ns"
 
 
 def browser():

@@ -35,16 +35,14 @@ import bisect
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
+
 from collections import Counter, defaultdict
 from decimal import Decimal
 
-
-def fail(msg):
-    sys.stderr.write(f"FAIL: {msg}\n")
-    sys.exit(1)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from ddcheck import fail, run  # noqa: E402
 
 
 def ns(v):
@@ -53,13 +51,6 @@ def ns(v):
     if d != d.to_integral_value():
         fail(f"timestamp {v} is not a whole number of ns")
     return int(d)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        fail(f"{' '.join(cmd)} exited {p.returncode}\n{p.stderr}")
-    return p.stdout
 
 
 def check_nesting(xs):
