@@ -243,15 +243,21 @@ struct JsonWalker::WindowResult {
 
 llvm::Expected<JsonWalker::WindowResult>
 JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
-  // Parse [D[Pos], D[End]) as "[" elements "]", in place: the byte before
-  // and the byte at End are borrowed and given back.
+  // Parse [D[Pos], D[End]) as "[" elements "]", in place: the byte before,
+  // the byte at End and the one after it are borrowed and given back.
   size_t Begin = Pos;
-  char Before = D[Begin - 1], After = D[End];
+  char Before = D[Begin - 1], After = D[End], Beyond = D[End + 1];
   D[Begin - 1] = '[';
   D[End] = ']';
+  // simdjson reads the byte after a document that ends in ']', and takes
+  // a ']' there for a sign that the array may have run on: a document
+  // where the array closes early (the last window: the array and what
+  // follows it) then fails. That byte is the next window's, or stale.
+  D[End + 1] = ' ';
   auto Restore = llvm::make_scope_exit([&] {
     D[Begin - 1] = Before;
     D[End] = After;
+    D[End + 1] = Beyond;
   });
   char *BufEnd = Buf.get() + Cap + 2 + Padding;
   // Grown here rather than in grow(): with threads, grow() runs on the

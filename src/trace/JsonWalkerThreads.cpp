@@ -338,6 +338,7 @@ void JsonWalker::Pipeline::parse(Slot &S, Piece &U, unsigned Batch,
   Text[0] = '[';
   std::memcpy(Text + 1, S.data() + U.Begin, N);
   Text[N + 1] = ']';
+  Text[N + 2] = ' '; // see parseWindow
   // Buffer positions of the piece's bytes: Text + 1 + X is S.data() +
   // U.Begin + X.
   auto InWindow = [&](const char *P) {
