@@ -68,11 +68,12 @@ public:
     /// Before the walk: there will be batches 0 .. N-1.
     virtual void resize(unsigned N) = 0;
     /// Any thread: empties batch \p Batch for a piece of \p Bytes of JSON.
-    virtual void clear(unsigned Batch, size_t Bytes) = 0;
+    /// The JSON's text stays, until the batch is committed, \p Shift bytes
+    /// from where it is parsed (the parser's own buffer does not).
+    virtual void clear(unsigned Batch, size_t Bytes, std::ptrdiff_t Shift) = 0;
     /// Any thread, one at a time for a given batch: parses element \p V at
-    /// content offset \p Offset into batch \p Batch. Views into \p V die
-    /// with the call. When it throws, the whole window is read again by
-    /// the walk's ElementFn.
+    /// content offset \p Offset into batch \p Batch. When it throws, the
+    /// whole window is read again by the walk's ElementFn.
     virtual void parse(unsigned Batch, simdjson::ondemand::value V,
                        uint64_t Offset) = 0;
     /// The calling thread, in document order: commits batch \p Batch. Its

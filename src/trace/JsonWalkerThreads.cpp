@@ -331,10 +331,15 @@ void JsonWalker::Pipeline::parse(Slot &S, Piece &U, unsigned Batch,
   size_t N = U.End - U.Begin;
   U.Outcome = Piece::Unclean;
   U.Scanned = false;
-  Ahead.clear(Batch, N);
+  char *Text = B.hold(N);
+  // The copy's text is the window's, which the slot keeps until the
+  // batch is committed.
+  Ahead.clear(Batch, N,
+              static_cast<std::ptrdiff_t>(
+                  reinterpret_cast<uintptr_t>(S.data() + U.Begin) -
+                  reinterpret_cast<uintptr_t>(Text + 1)));
   if (P.capacity() < N + 2 && P.allocate(N + 2) != simdjson::SUCCESS)
     return; // read again on the calling thread, which reports why
-  char *Text = B.hold(N);
   Text[0] = '[';
   std::memcpy(Text + 1, S.data() + U.Begin, N);
   Text[N + 1] = ']';

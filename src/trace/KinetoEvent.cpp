@@ -54,23 +54,16 @@ std::string_view kineto::trimToken(std::string_view S) {
   return S;
 }
 
-void TextArena::reset(size_t Bytes) {
+void TextArena::reset() {
   if (Blocks.size() > 1)
     Blocks.resize(1);
-  if (Blocks.empty() || BlockCap < Bytes) {
-    Blocks.clear();
-    BlockCap = std::max<size_t>(Bytes, 4096);
-    Blocks.emplace_back(new char[BlockCap]);
-    prefault(Blocks.back().get(), BlockCap);
-  }
-  Next = Blocks.front().get();
-  Left = BlockCap;
+  Next = Blocks.empty() ? nullptr : Blocks.front().get();
+  Left = Blocks.empty() ? 0 : BlockBytes;
 }
 
 std::string_view TextArena::keep(std::string_view S) {
   if (S.size() > Left) {
-    // Not expected (a window's strings fit in its size), but never wrong.
-    size_t Cap = std::max<size_t>(S.size(), 1 << 16);
+    size_t Cap = std::max(S.size(), BlockBytes);
     Blocks.emplace_back(new char[Cap]);
     Next = Blocks.back().get();
     Left = Cap;
@@ -83,7 +76,8 @@ std::string_view TextArena::keep(std::string_view S) {
   return Kept;
 }
 
-void EventBatch::reset(size_t WindowBytes) {
+void EventBatch::reset(size_t WindowBytes, std::ptrdiff_t JsonShift) {
+  Shift = JsonShift;
   // Room for the piece's events at once: grown by doubling, the vectors
   // would touch (and fault in) about twice their size. Kineto events take
   // 150 to 300 bytes.
@@ -98,19 +92,54 @@ void EventBatch::reset(size_t WindowBytes) {
   Offsets.clear();
   Args.clear();
   ArgTexts.clear();
-  Arena.reset(WindowBytes);
+  Arena.reset();
 }
 
 namespace {
+
+// Strings are read in place where they can be. simdjson unescapes every
+// string it hands out into its own buffer, through a call to its runtime-
+// chosen implementation; nearly no string of a trace holds an escape, and
+// then the text between its quotes is its value.
+
+/// The text of string token \p Tok ('"' ... '"' and blanks) if it holds
+/// no escape.
+std::optional<std::string_view> plainString(std::string_view Tok) {
+  const char *P = Tok.data() + 1, *End = Tok.data() + Tok.size();
+  auto *Quote = static_cast<const char *>(std::memchr(P, '"', End - P));
+  if (!Quote || std::memchr(P, '\\', Quote - P))
+    return std::nullopt;
+  return std::string_view(P, Quote - P);
+}
+
+/// A field's key, as unescaped_key() gives it.
+std::string_view keyOf(simdjson::simdjson_result<od::field> &Field) {
+  // The key was checked to be a closed string: its '"' comes.
+  const char *P = od::raw_json_string(Field.key()).raw();
+  for (const char *Q = P;; ++Q) {
+    if (*Q == '"')
+      return std::string_view(P, Q - P);
+    if (*Q == '\\')
+      return Field.unescaped_key();
+  }
+}
 
 // File-local (internal linkage): GCC then passes the on-demand value in
 // registers; through the external ABI every call went through the stack,
 // with store-forwarding stalls that made the whole parse about half as
 // fast.
-std::string_view strOf(od::value V) {
+
+/// The text of \p V (see EventParser::str); \p Unescaped is set when it
+/// lies in the parser's buffer rather than in the JSON.
+std::string_view strOf(od::value V, bool &Unescaped) {
   od::json_type Ty = V.type();
-  if (Ty == od::json_type::string)
+  Unescaped = false;
+  if (Ty == od::json_type::string) {
+    if (auto Plain = plainString(V.raw_json_token()))
+      return *Plain;
+    Unescaped = true;
     return V.get_string();
+  }
   if (Ty == od::json_type::object || Ty == od::json_type::array)
     return Ty == od::json_type::object
                ? V.get_object().value().raw_json().value()
@@ -118,12 +147,17 @@ std::string_view strOf(od::value V) {
   return trimToken(V.raw_json_token());
 }
 
+std::string_view strOf(od::value V) {
+  bool Unescaped;
+  return strOf(V, Unescaped);
+}
+
 std::optional<int64_t> integerOf(od::value V) {
   od::json_type Ty = V.type();
   if (Ty == od::json_type::number)
     return parseScaledDecimal(trimToken(V.raw_json_token()), 0);
   if (Ty == od::json_type::string)
-    return parseScaledDecimal(V.get_string(), 0);
+    return parseScaledDecimal(strOf(V), 0);
   return std::nullopt;
 }
 
@@ -134,9 +168,19 @@ struct Reader {
   std::vector<Arg> *Args;
 
   std::string_view text(od::value V) {
-    // Read ahead, the JSON (a copy of part of a window) and the parser's
-    // buffer are reused before the batch is committed.
-    return Batch ? Batch->Arena.keep(strOf(V)) : strOf(V);
+    bool Unescaped;
+    std::string_view S = strOf(V, Unescaped);
+    if (!Batch)
+      return S;
+    // Read ahead, the parser's buffer is reused before the batch is
+    // committed; the JSON read is a copy of part of a window that lives
+    // until then.
+    if (Unescaped)
+      return Batch->Arena.keep(S);
+    // (Integer arithmetic: the two texts are different objects.)
+    auto At = reinterpret_cast<uintptr_t>(S.data()) +
+              static_cast<uintptr_t>(Batch->Shift);
+    return std::string_view(reinterpret_cast<const char *>(At), S.size());
   }
   void stringArg(ArgKey K, std::string_view Text);
   void parseArgs(od::object Obj, ParsedEvent &S);
@@ -154,7 +198,7 @@ void Reader::stringArg(ArgKey K, std::string_view Text) {
 
 void Reader::parseArgs(od::object Obj, ParsedEvent &S) {
   for (auto Field : Obj) {
-    std::string_view Key = Field.unescaped_key();
+    std::string_view Key = keyOf(Field);
     od::value V = Field.value();
     auto Int = [&]() { return integerOf(V).value_or(NoValue); };
     auto Extra = [&](ArgKey K) {
@@ -273,7 +317,7 @@ void Reader::parseArgs(od::object Obj, ParsedEvent &S) {
 
 void Reader::parseFields(od::object Obj, ParsedEvent &S) {
   for (auto Field : Obj) {
-    std::string_view Key = Field.unescaped_key();
+    std::string_view Key = keyOf(Field);
     od::value V = Field.value();
     if (Key == "ph") {
       std::string_view Ph = strOf(V);

@@ -9,8 +9,9 @@
 // Strings come in two lifetimes. Read and committed at once (one thread),
 // an event's views point into the JSON and the parser's string buffer, and
 // its string arguments are interned as they are read, as they always
-// were. Parsed ahead into an EventBatch (worker threads), the texts it
-// keeps are copied into the batch's arena and string arguments are
+// were. Parsed ahead into an EventBatch (worker threads), the views point
+// where the JSON's text stays until the commit, strings simdjson had to
+// unescape are copied into the batch's arena, and string arguments are
 // interned when the batch is committed.
 //
 //===----------------------------------------------------------------------===//
@@ -92,17 +93,15 @@ struct ParsedEvent {
 };
 
 /// Bump storage for the strings of one batch. Views into it stay valid
-/// until clear(): blocks never move.
+/// until reset(): blocks never move.
 class TextArena {
 public:
-  /// Empties the arena and makes room for about \p Bytes at once (the
-  /// texts kept from a piece of JSON never take more room than it).
-  void reset(size_t Bytes);
+  void reset();
   std::string_view keep(std::string_view S);
 
 private:
+  static constexpr size_t BlockBytes = size_t(64) << 10;
   std::vector<std::unique_ptr<char[]>> Blocks;
-  size_t BlockCap = 0; ///< of Blocks.front()
   char *Next = nullptr;
   size_t Left = 0;
 };
@@ -115,10 +114,15 @@ struct EventBatch {
   /// until the batch is committed.
   std::vector<Arg> Args;
   std::vector<std::string_view> ArgTexts;
+  /// Strings unescaped by simdjson, whose views die with the parser's.
   TextArena Arena;
+  /// Views into the JSON parsed, moved by Shift bytes, point at the same
+  /// text where it stays until the batch is committed.
+  std::ptrdiff_t Shift = 0;
 
-  /// Empties the batch for a window of \p WindowBytes.
-  void reset(size_t WindowBytes);
+  /// Empties the batch for \p Bytes of JSON, whose text stays at
+  /// \p JsonShift bytes from where it is parsed.
+  void reset(size_t Bytes, std::ptrdiff_t JsonShift);
 };
 
 /// Reads elements of "traceEvents" into ParsedEvents.

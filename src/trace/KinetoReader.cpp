@@ -49,8 +49,8 @@ public:
 
   // JsonWalker::Batches: windows parsed on any thread, committed here.
   void resize(unsigned N) override { Ahead.resize(N); }
-  void clear(unsigned Slot, size_t WindowBytes) override {
-    Ahead[Slot].reset(WindowBytes);
+  void clear(unsigned Slot, size_t Bytes, std::ptrdiff_t Shift) override {
+    Ahead[Slot].reset(Bytes, Shift);
   }
   void parse(unsigned Slot, od::value V, uint64_t Offset) override;
   void commit(unsigned Slot) override;

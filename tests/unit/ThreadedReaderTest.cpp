@@ -117,6 +117,8 @@ std::string adversarial(int Copies) {
     J +=
         R"J({"ph": "X", "cat": "mystery", "name": "m", "pid": "Spans", "tid": "x}, {y", "ts": 44, "dur": 1},)J";
   }
+  // Escaped keys and values: simdjson unescapes them.
+  J += R"J({"ph": "X", "c\u0061t": "cpu_op", "n\u0061me": "esc\taped", "pid": "\u0031", "tid": 1, "ts": 90, "dur": 1},)J";
   J += R"J({"ph": "E", "pid": 1, "tid": 1, "ts": 95},)J";
   J += R"J({"ph": "E", "pid": 9, "tid": 9, "ts": 96},)J";
   J +=
@@ -177,7 +179,9 @@ TEST_CASE("threads: windows whose guessed ends are wrong read the same") {
   checkThreads(J, {16, 64, 100, 128, 257, 1000, 2048, 4096, 100000});
   Reading T = readJson(J, 257, 4);
   REQUIRE(T.T.has_value());
-  CHECK(T.T->numEvents() == 6 * 16 + 1);
+  CHECK(T.T->numEvents() == 6 * 16 + 2);
+  CHECK(T.T->name(T.T->numEvents() - 2) == "esc\taped");
+  CHECK(T.T->track(T.T->numEvents() - 2).Pid == 1);
   CHECK(T.T->Devices.size() == 2);
   CHECK(T.T->Devices[0].Name == "G},{PU");
   CHECK(T.T->BaseTimeNs == 1000);
