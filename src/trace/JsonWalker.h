@@ -65,7 +65,8 @@ public:
   class Batches {
   public:
     virtual ~Batches() = default;
-    /// Before the walk: there will be batches 0 .. N-1.
+    /// Before the walk: there will be batches 0 .. N-1. After it: 0, the
+    /// batches' memory can go.
     virtual void resize(unsigned N) = 0;
     /// Any thread: empties batch \p Batch for a piece of \p Bytes of JSON.
     /// The JSON's text stays, until the batch is committed, \p Shift bytes

@@ -48,6 +48,10 @@
 #include <mutex>
 #include <thread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 using namespace dd;
 using namespace dd::trace;
 using namespace dd::trace::jsonscan;
@@ -94,6 +98,17 @@ public:
     for (std::thread &H : Helpers)
       H.join();
     consumeError(std::move(CutError));
+    // Windows, batches, buffers: freed. glibc keeps freed memory in its
+    // arenas (the helpers' own among them), where it would stay resident
+    // under everything built after the trace (16 MB of peak memory for the
+    // 110 MB benchmark trace): given back.
+    Slots.clear();
+    Dropped.clear();
+    CallerPiece = PieceBuffer();
+    Ahead.resize(0);
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
   }
 
   llvm::Error run(ElementFn Element, ProgressFn Progress);

@@ -48,7 +48,11 @@ public:
   llvm::Expected<Trace> run();
 
   // JsonWalker::Batches: windows parsed on any thread, committed here.
-  void resize(unsigned N) override { Ahead.resize(N); }
+  void resize(unsigned N) override {
+    Ahead.resize(N);
+    if (N == 0)
+      Ahead.shrink_to_fit();
+  }
   void clear(unsigned Slot, size_t Bytes, std::ptrdiff_t Shift) override {
     Ahead[Slot].reset(Bytes, Shift);
   }
