@@ -31,7 +31,7 @@
 // met in document order for the same reason. Nothing depends on timing:
 // which thread parses a piece changes nothing in its batch.
 //
-// Memory: threads + 1 windows and their batches in flight.
+// Memory: threads + 1 windows (at most 4) and their batches in flight.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #ifdef __GLIBC__
@@ -84,10 +85,16 @@ struct PieceBuffer {
 class JsonWalker::Pipeline {
 public:
   Pipeline(JsonWalker &W, Batches &Ahead, unsigned Threads)
-      : W(W), Ahead(Ahead), Threads(Threads), Slots(Threads + 1),
-        PieceBytes(pieceBytes(W.Window)),
+      : W(W), Ahead(Ahead), Threads(Threads),
+        // A window has pieces for many threads: a few windows in flight
+        // keep them busy, and memory does not grow with the threads.
+        Slots(std::min(Threads + 1, 4u)), PieceBytes(pieceBytes(W.Window)),
         MaxPieces(static_cast<unsigned>(W.Window / PieceBytes) + 2) {
     Ahead.resize(static_cast<unsigned>(Slots.size()) * MaxPieces);
+    // Cutting allocates nothing but a window's buffer, before it changes
+    // anything: an exception there leaves the walker as it was.
+    for (Slot &S : Slots)
+      S.Pieces.reserve(MaxPieces);
   }
   ~Pipeline() {
     {
@@ -265,7 +272,15 @@ void JsonWalker::Pipeline::cut() {
   }
   // The slot is free: no other thread looks at it until it is published.
   Slot &S = slot(NextCut);
-  handOver(S, *Window);
+  try {
+    handOver(S, *Window);
+  } catch (...) {
+    std::lock_guard<std::mutex> L(M);
+    CutException = std::current_exception();
+    StopKind = Stop::Exception;
+    CutDone = true;
+    return;
+  }
   split(S);
   std::lock_guard<std::mutex> L(M);
   S.State = Slot::Cut;
@@ -346,25 +361,27 @@ void JsonWalker::Pipeline::parse(Slot &S, Piece &U, unsigned Batch,
   size_t N = U.End - U.Begin;
   U.Outcome = Piece::Unclean;
   U.Scanned = false;
-  char *Text = B.hold(N);
-  // The copy's text is the window's, which the slot keeps until the
-  // batch is committed.
-  Ahead.clear(Batch, N,
-              static_cast<std::ptrdiff_t>(
-                  reinterpret_cast<uintptr_t>(S.data() + U.Begin) -
-                  reinterpret_cast<uintptr_t>(Text + 1)));
-  if (P.capacity() < N + 2 && P.allocate(N + 2) != simdjson::SUCCESS)
-    return; // read again on the calling thread, which reports why
-  Text[0] = '[';
-  std::memcpy(Text + 1, S.data() + U.Begin, N);
-  Text[N + 1] = ']';
-  Text[N + 2] = ' '; // see parseWindow
-  // Buffer positions of the piece's bytes: Text + 1 + X is S.data() +
-  // U.Begin + X.
-  auto InWindow = [&](const char *P) {
-    return U.Begin + static_cast<size_t>(P - (Text + 1));
-  };
+  // Whatever fails here (memory included) fails again, in order, when the
+  // calling thread reads the window itself.
   try {
+    char *Text = B.hold(N);
+    // The copy's text is the window's, which the slot keeps until the
+    // batch is committed.
+    Ahead.clear(Batch, N,
+                static_cast<std::ptrdiff_t>(
+                    reinterpret_cast<uintptr_t>(S.data() + U.Begin) -
+                    reinterpret_cast<uintptr_t>(Text + 1)));
+    if (P.capacity() < N + 2 && P.allocate(N + 2) != simdjson::SUCCESS)
+      return;
+    Text[0] = '[';
+    std::memcpy(Text + 1, S.data() + U.Begin, N);
+    Text[N + 1] = ']';
+    Text[N + 2] = ' '; // see parseWindow
+    // Buffer positions of the piece's bytes: Text + 1 + X is S.data() +
+    // U.Begin + X.
+    auto InWindow = [&](const char *P) {
+      return U.Begin + static_cast<size_t>(P - (Text + 1));
+    };
     auto Doc =
         P.iterate(simdjson::padded_string_view(Text, N + 2, B.Cap + Padding));
     if (Doc.error())
@@ -383,7 +400,6 @@ void JsonWalker::Pipeline::parse(Slot &S, Piece &U, unsigned Batch,
       U.ClosedAt = InWindow(Loc.value());
     }
   } catch (...) {
-    // Whatever failed fails again, in order, on the calling thread.
   }
 }
 
@@ -469,14 +485,24 @@ llvm::Error JsonWalker::Pipeline::goBack(Slot &S) {
 
 llvm::Error JsonWalker::Pipeline::run(ElementFn Element, ProgressFn Progress) {
   W.Dropped = &Dropped;
+  // However run() ends (an exception from a commit included), no other
+  // thread is at work when it has: the walker is this thread's again.
   struct Detach {
-    JsonWalker &W;
-    ~Detach() { W.Dropped = nullptr; }
-  } DetachOnExit{W};
+    Pipeline &P;
+    ~Detach() {
+      std::unique_lock<std::mutex> L(P.M);
+      P.pause(L);
+      P.W.Dropped = nullptr;
+    }
+  } DetachOnExit{*this};
   std::unique_lock<std::mutex> L(M);
   resume();
-  while (Helpers.size() + 1 < Threads)
-    Helpers.emplace_back([this] { helper(); });
+  try {
+    while (Helpers.size() + 1 < Threads)
+      Helpers.emplace_back([this] { helper(); });
+  } catch (const std::system_error &) {
+    // Fewer threads than asked for: the ones there do all the work.
+  }
   for (;;) {
     Wake.wait(
         L, [&] { return canCommit() || stopped() || canCut() || canParse(); });
