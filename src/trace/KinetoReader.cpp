@@ -53,11 +53,11 @@ public:
     if (N == 0)
       Ahead.shrink_to_fit();
   }
-  void clear(unsigned Slot, size_t Bytes, std::ptrdiff_t Shift) override {
-    Ahead[Slot].reset(Bytes, Shift);
+  void clear(unsigned Batch, size_t Bytes, std::ptrdiff_t Shift) override {
+    Ahead[Batch].reset(Bytes, Shift);
   }
-  void parse(unsigned Slot, od::value V, uint64_t Offset) override;
-  void commit(unsigned Slot) override;
+  void parse(unsigned Batch, od::value V, uint64_t Offset) override;
+  void commit(unsigned Batch) override;
 
 private:
   InputStream &In;
@@ -328,15 +328,15 @@ void KinetoParser::element(od::value V, uint64_t Offset) {
   commit(Current, Args);
 }
 
-void KinetoParser::parse(unsigned Slot, od::value V, uint64_t Offset) {
-  EventBatch &B = Ahead[Slot];
+void KinetoParser::parse(unsigned Batch, od::value V, uint64_t Offset) {
+  EventBatch &B = Ahead[Batch];
   B.Events.emplace_back();
   B.Offsets.push_back(Offset);
   EventParser(B).parse(V, B.Events.back());
 }
 
-void KinetoParser::commit(unsigned Slot) {
-  EventBatch &B = Ahead[Slot];
+void KinetoParser::commit(unsigned Batch) {
+  EventBatch &B = Ahead[Batch];
   for (size_t I = 0, N = B.Events.size(); I < N; ++I) {
     ParsedEvent &E = B.Events[I];
     ElementAt = B.Offsets[I];
