@@ -1,6 +1,7 @@
 #include "trace/JsonWalker.h"
 
 #include "support/Error.h"
+#include "trace/JsonScan.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -8,113 +9,16 @@
 
 using namespace dd;
 using namespace dd::trace;
+using namespace dd::trace::jsonscan;
 namespace od = simdjson::ondemand;
 
 namespace {
-
-constexpr size_t NoPos = ~size_t(0);
 constexpr size_t Padding = simdjson::SIMDJSON_PADDING;
-
-bool isSpace(char C) { return C == ' ' || C == '\n' || C == '\r' || C == '\t'; }
-
-/// The length of the JSON value at the start of \p S (string-aware, nested
-/// values balanced), or NoPos when it does not end within \p N bytes. A bare
-/// scalar ends at the first delimiter.
-size_t scanValue(const char *S, size_t N, bool AtEnd) {
-  if (N == 0)
-    return NoPos;
-  char C = S[0];
-  if (C == '"') {
-    for (size_t I = 1; I < N; ++I) {
-      if (S[I] == '\\')
-        ++I;
-      else if (S[I] == '"')
-        return I + 1;
-    }
-    return NoPos;
-  }
-  if (C == '{' || C == '[') {
-    size_t Depth = 0;
-    bool InString = false;
-    for (size_t I = 0; I < N; ++I) {
-      char X = S[I];
-      if (InString) {
-        if (X == '\\')
-          ++I;
-        else if (X == '"')
-          InString = false;
-      } else if (X == '"') {
-        InString = true;
-      } else if (X == '{' || X == '[') {
-        ++Depth;
-      } else if ((X == '}' || X == ']') && --Depth == 0) {
-        return I + 1;
-      }
-    }
-    return NoPos;
-  }
-  for (size_t I = 0; I < N; ++I)
-    if (S[I] == ',' || S[I] == '}' || S[I] == ']' || isSpace(S[I]))
-      return I;
-  return AtEnd ? N : NoPos;
-}
-
-/// The end (one past a '}') of the last element boundary "}" "," "{" in
-/// [From, To), found from the back; NoPos if there is none. It may lie in
-/// a string or a nested value: the caller checks.
-size_t lastBoundary(const char *D, size_t From, size_t To) {
-  size_t I = To;
-  while (I > From + 1) {
-    const void *P = memrchr(D + From + 1, '{', I - From - 1);
-    if (!P)
-      return NoPos;
-    I = static_cast<const char *>(P) - D;
-    size_t J = I;
-    while (J > From && isSpace(D[J - 1]))
-      --J;
-    if (J == From || D[J - 1] != ',')
-      continue;
-    --J;
-    while (J > From && isSpace(D[J - 1]))
-      --J;
-    if (J > From && D[J - 1] == '}')
-      return J;
-  }
-  return NoPos;
-}
-
-/// The end of the last whole element in [From, To), scanning from an
-/// element's start with strings and nesting followed exactly; the position
-/// of the array's ']' if it closes first. NoPos if no element ends there.
-size_t exactBoundary(const char *D, size_t From, size_t To) {
-  size_t Depth = 0, Last = NoPos;
-  bool InString = false;
-  for (size_t I = From; I < To; ++I) {
-    char X = D[I];
-    if (InString) {
-      if (X == '\\')
-        ++I;
-      else if (X == '"')
-        InString = false;
-    } else if (X == '"') {
-      InString = true;
-    } else if (X == '{' || X == '[') {
-      ++Depth;
-    } else if (X == '}' || X == ']') {
-      if (Depth == 0)
-        return I; // the array ends here
-      if (--Depth == 0)
-        Last = I + 1;
-    }
-  }
-  return Last;
-}
-
 } // namespace
 
 JsonWalker::JsonWalker(InputStream &In, size_t WindowBytes)
     : In(In), Window(std::max<size_t>(WindowBytes, 16)) {
-  Cap = Window;
+  Cap = BufCap = Window;
   Buf.reset(new char[Cap + 2 + Padding]);
   D = Buf.get() + 1;
   // Once for all windows: a parser that grows to each new window's size
@@ -130,8 +34,37 @@ void JsonWalker::reserveParser() {
 
 JsonWalker::~JsonWalker() = default;
 
+llvm::Expected<size_t> JsonWalker::readInput(char *Dst, size_t Max) {
+  if (UnreadUsed < Unread.size()) {
+    size_t N = std::min(Max, Unread.size() - UnreadUsed);
+    std::memcpy(Dst, Unread.data() + UnreadUsed, N);
+    UnreadUsed += N;
+    if (UnreadUsed == Unread.size()) {
+      Unread.clear();
+      UnreadUsed = 0;
+    }
+    return N;
+  }
+  if (InputError)
+    return makeError(*InputError);
+  auto N = In.read(Dst, Max);
+  if (!N) {
+    // Kept: a walk that goes back re-reads what it was given back, then
+    // must meet the same error.
+    InputError = llvm::toString(N.takeError());
+    return makeError(*InputError);
+  }
+  return *N;
+}
+
+void JsonWalker::dropFront() {
+  if (Dropped && Pos > 0)
+    Dropped->emplace_back(Base, std::string(D, Pos));
+}
+
 llvm::Expected<bool> JsonWalker::fill() {
   if (Pos > 0) {
+    dropFront();
     std::memmove(D, D + Pos, Len - Pos);
     Base += Pos;
     Len -= Pos;
@@ -139,7 +72,7 @@ llvm::Expected<bool> JsonWalker::fill() {
   }
   size_t Before = Len;
   while (!Eof && Len < Cap) {
-    auto N = In.read(D + Len, Cap - Len);
+    auto N = readInput(D + Len, Cap - Len);
     if (!N)
       return N.takeError();
     if (*N == 0)
@@ -152,14 +85,14 @@ llvm::Expected<bool> JsonWalker::fill() {
 llvm::Error JsonWalker::grow() {
   size_t NewCap = Cap * 2;
   std::unique_ptr<char[]> New(new char[NewCap + 2 + Padding]);
+  dropFront();
   std::memcpy(New.get() + 1, D + Pos, Len - Pos);
   Base += Pos;
   Len -= Pos;
   Pos = 0;
   Buf = std::move(New);
-  Cap = NewCap;
+  Cap = BufCap = NewCap;
   D = Buf.get() + 1;
-  reserveParser();
   if (auto F = fill(); !F)
     return F.takeError();
   return llvm::Error::success();
@@ -224,14 +157,15 @@ llvm::Error JsonWalker::walk(std::string_view ArrayKey, FieldFn Field,
   if (!*S)
     return makeError("empty file");
   if (D[Pos] == '[')
-    return array(Element, Progress);
+    return array(Element, nullptr, Progress);
   if (D[Pos] != '{')
     return makeError("not JSON: the file does not start with '{' or '['");
-  return topLevelObject(ArrayKey, Field, Element, Progress);
+  return topLevelObject(ArrayKey, Field, Element, nullptr, Progress);
 }
 
 llvm::Error JsonWalker::topLevelObject(std::string_view ArrayKey, FieldFn Field,
-                                       ElementFn Element, ProgressFn Progress) {
+                                       ElementFn Element, Pipeline *Threads,
+                                       ProgressFn Progress) {
   ++Pos; // '{'
   auto Next = [&]() -> llvm::Error {
     auto S = skipSpace();
@@ -271,7 +205,7 @@ llvm::Error JsonWalker::topLevelObject(std::string_view ArrayKey, FieldFn Field,
     if (Key == ArrayKey) {
       if (D[Pos] != '[')
         return makeError("\"" + Key + "\" is not an array");
-      if (auto E = array(Element, Progress))
+      if (auto E = array(Element, Threads, Progress))
         return E;
       continue;
     }
@@ -309,17 +243,27 @@ struct JsonWalker::WindowResult {
 
 llvm::Expected<JsonWalker::WindowResult>
 JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
-  // Parse [D[Pos], D[End]) as "[" elements "]", in place: the byte before
-  // and the byte at End are borrowed and given back.
+  // Parse [D[Pos], D[End]) as "[" elements "]", in place: the byte before,
+  // the byte at End and the one after it are borrowed and given back.
   size_t Begin = Pos;
-  char Before = D[Begin - 1], After = D[End];
+  char Before = D[Begin - 1], After = D[End], Beyond = D[End + 1];
   D[Begin - 1] = '[';
   D[End] = ']';
+  // simdjson reads the byte after a document that ends in ']', and takes
+  // a ']' there for a sign that the array may have run on: a document
+  // where the array closes early (the last window: the array and what
+  // follows it) then fails. That byte is the next window's, or stale.
+  D[End + 1] = ' ';
   auto Restore = llvm::make_scope_exit([&] {
     D[Begin - 1] = Before;
     D[End] = After;
+    D[End + 1] = Beyond;
   });
   char *BufEnd = Buf.get() + Cap + 2 + Padding;
+  // Grown here rather than in grow(): with threads, grow() runs on the
+  // thread that cuts windows while this parser may be parsing one.
+  if (Parser.capacity() < Cap + 2)
+    reserveParser();
   auto Doc = Parser.iterate(simdjson::padded_string_view(
       D + Begin - 1, End - Begin + 2, BufEnd - (D + Begin - 1)));
   if (Doc.error()) {
@@ -384,10 +328,7 @@ JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
   }
 }
 
-llvm::Error JsonWalker::array(ElementFn Element, ProgressFn Progress) {
-  ++Pos; // '['
-  SawArray = true;
-  bool ExpectComma = false;
+llvm::Expected<std::optional<JsonWalker::Cut>> JsonWalker::nextWindow() {
   for (;;) {
     auto S = skipSpace();
     if (!S)
@@ -397,7 +338,7 @@ llvm::Error JsonWalker::array(ElementFn Element, ProgressFn Progress) {
                             "(truncated file?)");
     if (D[Pos] == ']') {
       ++Pos;
-      return llvm::Error::success();
+      return std::nullopt;
     }
     if (ExpectComma) {
       if (D[Pos] != ',')
@@ -423,28 +364,58 @@ llvm::Error JsonWalker::array(ElementFn Element, ProgressFn Progress) {
         return E;
       continue;
     }
-    for (;;) {
-      auto R = parseWindow(End, Final, Exact, Element);
-      if (!R)
-        return R.takeError();
-      if (R->Kind == WindowResult::RetryTo) {
-        End = R->End;
-        Exact = true;
-        continue;
-      }
-      if (R->Kind == WindowResult::Grow) {
-        if (auto E = grow())
-          return E;
-      } else if (R->Kind == WindowResult::Closed) {
-        return llvm::Error::success();
-      } else {
-        // A window that ended at its last element's end is followed by ','
-        // or ']'; one that stopped at a failed element restarts there.
-        ExpectComma = Pos == End;
-      }
-      break;
+    return Cut{End, Final, Exact};
+  }
+}
+
+llvm::Expected<bool> JsonWalker::readWindow(Cut C, ElementFn Element) {
+  for (;;) {
+    auto R = parseWindow(C.End, C.Final, C.Exact, Element);
+    if (!R)
+      return R.takeError();
+    switch (R->Kind) {
+    case WindowResult::RetryTo:
+      C.End = R->End;
+      C.Exact = true;
+      continue;
+    case WindowResult::Grow:
+      if (auto E = grow())
+        return E;
+      return false;
+    case WindowResult::Closed:
+      return true;
+    case WindowResult::Read:
+      // A window that ended at its last element's end is followed by ','
+      // or ']'; one that stopped at a failed element restarts there.
+      ExpectComma = Pos == C.End;
+      return false;
     }
+  }
+}
+
+llvm::Error JsonWalker::arrayRest(ElementFn Element, ProgressFn Progress) {
+  for (;;) {
+    auto C = nextWindow();
+    if (!C)
+      return C.takeError();
+    if (!*C)
+      return llvm::Error::success();
+    auto Closed = readWindow(**C, Element);
+    if (!Closed)
+      return Closed.takeError();
+    if (*Closed)
+      return llvm::Error::success();
     if (Progress && In.sourceSize())
       Progress(double(In.sourcePosition()) / double(In.sourceSize()));
   }
+}
+
+llvm::Error JsonWalker::array(ElementFn Element, Pipeline *Threads,
+                              ProgressFn Progress) {
+  ++Pos; // '['
+  SawArray = true;
+  ExpectComma = false;
+  if (Threads)
+    return runPipeline(*Threads, Element, Progress);
+  return arrayRest(Element, Progress);
 }

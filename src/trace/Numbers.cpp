@@ -6,29 +6,32 @@ using namespace dd::trace;
 
 namespace {
 
-constexpr int64_t Pow10[] = {1,
-                             10,
-                             100,
-                             1000,
-                             10000,
-                             100000,
-                             1000000,
-                             10000000,
-                             100000000,
-                             1000000000,
-                             10000000000,
-                             100000000000,
-                             1000000000000,
-                             10000000000000,
-                             100000000000000,
-                             1000000000000000,
-                             10000000000000000,
-                             100000000000000000,
-                             1000000000000000000};
+constexpr uint64_t Pow10[] = {1u,
+                              10u,
+                              100u,
+                              1000u,
+                              10000u,
+                              100000u,
+                              1000000u,
+                              10000000u,
+                              100000000u,
+                              1000000000u,
+                              10000000000u,
+                              100000000000u,
+                              1000000000000u,
+                              10000000000000u,
+                              100000000000000u,
+                              1000000000000000u,
+                              10000000000000000u,
+                              100000000000000000u,
+                              1000000000000000000u,
+                              10000000000000000000u};
 
-/// The common case, [-]DIGITS[.DIGITS] with at most 18 digits in all and
+/// The common case, [-]DIGITS[.DIGITS] with at most 19 digits in all and
 /// nothing around it, without building a digit string: every timestamp and
-/// duration of a trace goes through here. False when the text is not of
+/// duration of a trace goes through here. 19 digits still fit in a uint64,
+/// and absolute epoch microseconds with three decimals
+/// ("1712195497714866.810") have exactly 19. False when the text is not of
 /// that form (the general parser then decides).
 bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
   size_t I = 0, N = S.size();
@@ -48,18 +51,18 @@ bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
     for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits, ++Frac)
       V = V * 10 + uint64_t(S[I] - '0');
   }
-  if (I != N || Digits == 0 || Digits > 18 || (!SawInt && Frac == 0) ||
+  if (I != N || Digits == 0 || Digits > 19 || (!SawInt && Frac == 0) ||
       Scale < 0 || Scale > 18)
     return false;
   __int128 R;
   if (Frac <= Scale) {
     R = __int128(V) * Pow10[Scale - Frac];
   } else {
-    int64_t Div = Pow10[Frac - Scale];
-    uint64_t Rest = V % uint64_t(Div);
-    R = V / uint64_t(Div);
+    uint64_t Div = Pow10[Frac - Scale];
+    uint64_t Rest = V % Div;
+    R = V / Div;
     // Round half up on the first dropped digit, as the general parser does.
-    if (Rest / uint64_t(Div / 10) >= 5)
+    if (Rest / (Div / 10) >= 5)
       R += 1;
   }
   if (Negative)

@@ -161,7 +161,7 @@ void Trace::reserveEvents(size_t N) {
 
 EventId Trace::addEvent(EventKind K, StringId EvName, TrackId T,
                         int64_t StartNs, int64_t DurNs,
-                        const std::vector<Arg> &EventArgs) {
+                        llvm::ArrayRef<Arg> EventArgs) {
   EventId Id = static_cast<EventId>(Kind.size());
   Kind.push_back(K);
   Name.push_back(EvName);

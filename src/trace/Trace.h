@@ -17,6 +17,7 @@
 
 #include "support/StringPool.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
@@ -202,7 +203,7 @@ public:
 
   /// Appends an event; its arguments are \p EventArgs.
   EventId addEvent(EventKind K, StringId EvName, TrackId T, int64_t StartNs,
-                   int64_t DurNs, const std::vector<Arg> &EventArgs = {});
+                   int64_t DurNs, llvm::ArrayRef<Arg> EventArgs = {});
 
   /// Why a trace has no memory records and how to get them, for messages:
   /// "the trace has no [memory] events (record ...)" for Kineto JSON, what

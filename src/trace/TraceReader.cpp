@@ -3,8 +3,23 @@
 #include "support/Error.h"
 #include "support/InputStream.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
 using namespace dd;
 using namespace dd::trace;
+
+unsigned dd::trace::defaultLoadThreads() {
+  if (const char *Env = std::getenv("DDSCRIPT_THREADS")) {
+    char *End = nullptr;
+    long N = std::strtol(Env, &End, 10);
+    if (End != Env && *End == '\0' && N > 0)
+      return static_cast<unsigned>(std::min<long>(N, 64));
+  }
+  unsigned Hw = std::thread::hardware_concurrency();
+  return std::clamp(Hw, 1u, 4u);
+}
 
 llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
                                            const ProgressFn &Progress) {

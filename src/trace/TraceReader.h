@@ -22,12 +22,24 @@ using ProgressFn = std::function<void(double)>;
 llvm::Expected<Trace> readTrace(const std::string &Path,
                                 const ProgressFn &Progress = nullptr);
 
+/// The windows JSON traces are parsed in (see JsonWalker).
+constexpr size_t DefaultWindowBytes = size_t(4) << 20;
+
+/// The threads a trace is loaded with: DDSCRIPT_THREADS when it is set to a
+/// positive number, else the hardware's threads, at most 4 (beyond that,
+/// committing the events in order is the bottleneck).
+unsigned defaultLoadThreads();
+
 /// Reads Kineto JSON from \p In, front to back in windows of about
-/// \p WindowBytes (0: the default, a few MB): memory follows the trace
-/// model, not the file.
+/// \p WindowBytes (0: DefaultWindowBytes): memory follows the trace model,
+/// not the file. With \p Threads > 1, windows are parsed on that many
+/// threads (this one included) and committed in order: the trace, its
+/// warnings and errors are the same as with one (0: defaultLoadThreads(),
+/// one for files of a window or two).
 llvm::Expected<Trace> readKinetoJson(InputStream &In, const std::string &Path,
                                      const ProgressFn &Progress = nullptr,
-                                     size_t WindowBytes = 0);
+                                     size_t WindowBytes = 0,
+                                     unsigned Threads = 0);
 
 /// Parses Kineto JSON already in memory.
 llvm::Expected<Trace> parseKinetoJson(std::string_view Data,

@@ -12,6 +12,12 @@ TEST_CASE("microseconds become exact nanoseconds") {
   CHECK(parseMicrosAsNanos("4458676522690.655") == 4458676522690655);
   CHECK(parseMicrosAsNanos("1712195495519689.0") == 1712195495519689000);
   CHECK(parseMicrosAsNanos("1623142623460111") == 1623142623460111000);
+  // 19 digits: epoch microseconds with three decimals (HTA traces).
+  CHECK(parseMicrosAsNanos("1712195497714866.810") == 1712195497714866810);
+  CHECK(parseMicrosAsNanos("-1712195497714866.810") == -1712195497714866810);
+  CHECK(parseScaledDecimal("9999999999999999999", 0) == std::nullopt);
+  CHECK(parseScaledDecimal("0.000000000000000005", 0) == 0);
+  CHECK(parseScaledDecimal("0.500000000000000000", 0) == 1);
   CHECK(parseMicrosAsNanos("0.001") == 1);
   CHECK(parseMicrosAsNanos("12") == 12000);
   CHECK(parseMicrosAsNanos("-3.5") == -3500);
@@ -56,7 +62,8 @@ TEST_CASE("plain decimals parse as the general parser does") {
   };
   for (int I = 0; I < 20000; ++I) {
     std::string S = (Next() % 4 == 0) ? "-" : "";
-    S += std::to_string(Next() % 10000000000000000ull >> (Next() % 50));
+    // Up to 19 digits before the point (the fast path's limit) and more.
+    S += std::to_string(Next() % 10000000000000000000ull >> (Next() % 64));
     if (Next() % 3) {
       S += ".";
       for (uint64_t D = Next() % 9; D > 0; --D)
