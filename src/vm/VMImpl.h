@@ -24,7 +24,9 @@ struct VMError {
   std::optional<Diagnostic> At;
 };
 
-[[noreturn]] inline void fail(std::string Msg) { throw VMError{std::move(Msg)}; }
+[[noreturn]] inline void fail(std::string Msg) {
+  throw VMError{std::move(Msg), std::nullopt};
+}
 
 class Interpreter {
 public:
