@@ -1,6 +1,8 @@
 // The shipped AMP models predict exactly what the same transformation does
 // when written against the engine's C++ API.
 
+#include "ModelFixture.h"
+
 #include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
 #include "graph/Edit.h"
@@ -37,15 +39,10 @@ std::vector<int64_t> times(const graph::Graph &G,
 std::vector<int64_t> runModel(const trace::Trace &T, const std::string &Path,
                               graph::Graph &G) {
   G = loadGraph(T);
-  SourceManager SM;
-  DiagEngine Diags;
-  compiler::CompileOptions Opts;
-  Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
-  auto M = compiler::compileFile(Path, Opts, SM, Diags);
-  REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
+  compiler::CompiledModel M = test::compileModel(Path);
   vm::RunEnv Env;
   Env.G = &G;
-  vm::RunResult R = vm::run(M->Program, Env, {});
+  vm::RunResult R = vm::run(M.Program, Env, {});
   REQUIRE_MESSAGE(R.Ok, R.Error.Message);
   return times(G, &R.Policy);
 }
@@ -92,8 +89,8 @@ TEST_CASE("stdlib/amp.dd equals the C++ transform to the nanosecond") {
 
     // Through the language.
     graph::Graph ByModel;
-    std::vector<int64_t> Model = runModel(
-        *T, std::string(DD_STDLIB_SOURCE_DIR) + "/amp.dd", ByModel);
+    std::vector<int64_t> Model =
+        runModel(*T, std::string(DD_STDLIB_SOURCE_DIR) + "/amp.dd", ByModel);
 
     // Through the C++ API: GEMM/conv-class kernels 3x, the others 2x.
     graph::Graph ByApi = loadGraph(*T);

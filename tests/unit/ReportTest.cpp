@@ -3,11 +3,13 @@
 // from: processes, thread names, launch flows, memory counters, the args of
 // the tasks a model changed, the sweep, and the same bytes every time.
 
-#include "report/Report.h"
+#include "ModelFixture.h"
+
 #include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
 #include "driver/Outputs.h"
 #include "driver/Session.h"
+#include "report/Report.h"
 #include "sim/Simulator.h"
 #include "trace/TraceReader.h"
 #include "vm/VM.h"
@@ -60,15 +62,10 @@ std::unique_ptr<Run> prepare(const std::string &Trace,
   report::RunData &D = R->D;
   D.Command = Model.empty() ? "replay" : "run";
   if (!Model.empty()) {
-    SourceManager SM;
-    DiagEngine Diags;
-    compiler::CompileOptions Opts;
-    Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
-    auto M = compiler::compileFile(Model, Opts, SM, Diags);
-    REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
+    compiler::CompiledModel M = test::compileModel(Model);
     vm::RunEnv Env;
     Env.G = &*R->G;
-    vm::RunResult VR = vm::run(M->Program, Env, {});
+    vm::RunResult VR = vm::run(M.Program, Env, {});
     REQUIRE_MESSAGE(VR.Ok, VR.Error.Message);
     auto Pred = sim::simulate(*R->G, &VR.Policy);
     REQUIRE(static_cast<bool>(Pred));

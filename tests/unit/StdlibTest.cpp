@@ -1,6 +1,8 @@
 // Properties of the shipped models (stdlib/): the direction and bounds of
 // their predictions, on the training fixtures they apply to.
 
+#include "ModelFixture.h"
+
 #include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
 #include "driver/Session.h"
@@ -44,13 +46,8 @@ Prediction predict(const std::string &Rel, const std::string &Model,
   REQUIRE(static_cast<bool>(Base));
   size_t Report = driver::defaultIteration(*G);
 
-  SourceManager SM;
-  DiagEngine Diags;
-  compiler::CompileOptions Opts;
-  Opts.StdlibDirs = {DD_STDLIB_SOURCE_DIR};
-  auto M = compiler::compileFile(
-      std::string(DD_STDLIB_SOURCE_DIR) + "/" + Model + ".dd", Opts, SM, Diags);
-  REQUIRE_MESSAGE(M.has_value(), renderDiagnostics(SM, Diags));
+  compiler::CompiledModel M = test::compileModel(
+      std::string(DD_STDLIB_SOURCE_DIR) + "/" + Model + ".dd");
   vm::RunEnv Env;
   Env.G = &*G;
   if (!T.Devices.empty())
@@ -72,7 +69,7 @@ Prediction predict(const std::string &Rel, const std::string &Model,
   };
   vm::RunOptions RO;
   RO.Settings = std::move(Settings);
-  vm::RunResult R = vm::run(M->Program, Env, RO);
+  vm::RunResult R = vm::run(M.Program, Env, RO);
   REQUIRE_MESSAGE(R.Ok, R.Error.Message);
   auto Pred = sim::simulate(*G, &R.Policy);
   REQUIRE(static_cast<bool>(Pred));
