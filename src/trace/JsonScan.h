@@ -19,6 +19,34 @@ inline bool isSpace(char C) {
   return C == ' ' || C == '\n' || C == '\r' || C == '\t';
 }
 
+/// Walks [From, To) following strings and nesting. At each '}' or ']'
+/// outside a string, calls Close(position, depth before it); returns the
+/// position where Close first returns true, NoPos if it never does.
+template <typename CloseFn>
+size_t walkNesting(const char *D, size_t From, size_t To, CloseFn Close) {
+  size_t Depth = 0;
+  bool InString = false;
+  for (size_t I = From; I < To; ++I) {
+    char X = D[I];
+    if (InString) {
+      if (X == '\\')
+        ++I;
+      else if (X == '"')
+        InString = false;
+    } else if (X == '"') {
+      InString = true;
+    } else if (X == '{' || X == '[') {
+      ++Depth;
+    } else if (X == '}' || X == ']') {
+      if (Close(I, Depth))
+        return I;
+      if (Depth > 0)
+        --Depth;
+    }
+  }
+  return NoPos;
+}
+
 /// The length of the JSON value at the start of \p S (string-aware, nested
 /// values balanced), or NoPos when it does not end within \p N bytes. A bare
 /// scalar ends at the first delimiter.
@@ -36,24 +64,10 @@ inline size_t scanValue(const char *S, size_t N, bool AtEnd) {
     return NoPos;
   }
   if (C == '{' || C == '[') {
-    size_t Depth = 0;
-    bool InString = false;
-    for (size_t I = 0; I < N; ++I) {
-      char X = S[I];
-      if (InString) {
-        if (X == '\\')
-          ++I;
-        else if (X == '"')
-          InString = false;
-      } else if (X == '"') {
-        InString = true;
-      } else if (X == '{' || X == '[') {
-        ++Depth;
-      } else if ((X == '}' || X == ']') && --Depth == 0) {
-        return I + 1;
-      }
-    }
-    return NoPos;
+    size_t Close = walkNesting(S, 0, N, [](size_t, size_t Depth) {
+      return Depth == 1; // the value's own closing bracket
+    });
+    return Close == NoPos ? NoPos : Close + 1;
   }
   for (size_t I = 0; I < N; ++I)
     if (S[I] == ',' || S[I] == '}' || S[I] == ']' || isSpace(S[I]))
@@ -89,27 +103,13 @@ inline size_t lastBoundary(const char *D, size_t From, size_t To) {
 /// element's start with strings and nesting followed exactly; the position
 /// of the array's ']' if it closes first. NoPos if no element ends there.
 inline size_t exactBoundary(const char *D, size_t From, size_t To) {
-  size_t Depth = 0, Last = NoPos;
-  bool InString = false;
-  for (size_t I = From; I < To; ++I) {
-    char X = D[I];
-    if (InString) {
-      if (X == '\\')
-        ++I;
-      else if (X == '"')
-        InString = false;
-    } else if (X == '"') {
-      InString = true;
-    } else if (X == '{' || X == '[') {
-      ++Depth;
-    } else if (X == '}' || X == ']') {
-      if (Depth == 0)
-        return I; // the array ends here
-      if (--Depth == 0)
-        Last = I + 1;
-    }
-  }
-  return Last;
+  size_t Last = NoPos;
+  size_t ArrayEnd = walkNesting(D, From, To, [&](size_t I, size_t Depth) {
+    if (Depth == 1)
+      Last = I + 1; // an element ends here
+    return Depth == 0;
+  });
+  return ArrayEnd != NoPos ? ArrayEnd : Last;
 }
 
 } // namespace dd::trace::jsonscan
