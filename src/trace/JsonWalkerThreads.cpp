@@ -245,41 +245,36 @@ void JsonWalker::Pipeline::work(std::unique_lock<std::mutex> &L, od::parser &P,
 /// One step of the one-thread walk's cutting, then the guess that the
 /// window reads cleanly to its end. Holds the walker (Cutting).
 void JsonWalker::Pipeline::cut() {
+  // Cutting ends: the error or the exception (in a catch block) that ended
+  // it is kept for the calling thread.
+  auto Finish = [&](Stop Kind, llvm::Error E = llvm::Error::success()) {
+    std::lock_guard<std::mutex> L(M);
+    if (Kind == Stop::Exception)
+      CutException = std::current_exception();
+    if (E) {
+      consumeError(std::move(CutError));
+      CutError = std::move(E);
+    }
+    StopKind = Kind;
+    CutDone = true;
+  };
   std::optional<llvm::Expected<std::optional<Cut>>> C;
   try {
     C.emplace(W.nextWindow());
   } catch (...) {
-    std::lock_guard<std::mutex> L(M);
-    CutException = std::current_exception();
-    StopKind = Stop::Exception;
-    CutDone = true;
-    return;
+    return Finish(Stop::Exception);
   }
-  if (!*C) {
-    std::lock_guard<std::mutex> L(M);
-    consumeError(std::move(CutError));
-    CutError = C->takeError();
-    StopKind = Stop::Error;
-    CutDone = true;
-    return;
-  }
+  if (!*C)
+    return Finish(Stop::Error, C->takeError());
   std::optional<Cut> Window = **C;
-  if (!Window) {
-    std::lock_guard<std::mutex> L(M);
-    StopKind = Stop::ArrayEnd;
-    CutDone = true;
-    return;
-  }
+  if (!Window)
+    return Finish(Stop::ArrayEnd);
   // The slot is free: no other thread looks at it until it is published.
   Slot &S = slot(NextCut);
   try {
     handOver(S, *Window);
   } catch (...) {
-    std::lock_guard<std::mutex> L(M);
-    CutException = std::current_exception();
-    StopKind = Stop::Exception;
-    CutDone = true;
-    return;
+    return Finish(Stop::Exception);
   }
   split(S);
   std::lock_guard<std::mutex> L(M);
