@@ -62,17 +62,26 @@ void checkSame(const Reading &Ref, const Reading &Got) {
   CHECK(test::firstDifference(*Ref.T, *Got.T) == "");
 }
 
+/// Reads with one thread and with 2 and 4, in each of \p Windows:
+/// Read(window, threads).
+template <typename ReadFn>
+void checkThreadsWith(ReadFn Read, const std::vector<size_t> &Windows) {
+  for (size_t W : Windows) {
+    CAPTURE(W);
+    Reading Ref = Read(W, 1u);
+    for (unsigned Threads : {2u, 4u}) {
+      CAPTURE(Threads);
+      checkSame(Ref, Read(W, Threads));
+    }
+  }
+}
+
 /// Reads \p Json with one thread and with 2 and 4, in each of \p Windows.
 void checkThreads(const std::string &Json,
                   std::initializer_list<size_t> Windows) {
-  for (size_t W : Windows) {
-    CAPTURE(W);
-    Reading Ref = readJson(Json, W, 1);
-    for (unsigned Threads : {2u, 4u}) {
-      CAPTURE(Threads);
-      checkSame(Ref, readJson(Json, W, Threads));
-    }
-  }
+  checkThreadsWith(
+      [&](size_t W, unsigned Threads) { return readJson(Json, W, Threads); },
+      Windows);
 }
 
 std::string kernel(const std::string &Name, int Ts, const char *Args = "") {
@@ -118,7 +127,8 @@ std::string adversarial(int Copies) {
         R"J({"ph": "X", "cat": "mystery", "name": "m", "pid": "Spans", "tid": "x}, {y", "ts": 44, "dur": 1},)J";
   }
   // Escaped keys and values: simdjson unescapes them.
-  J += R"J({"ph": "X", "c\u0061t": "cpu_op", "n\u0061me": "esc\taped", "pid": "\u0031", "tid": 1, "ts": 90, "dur": 1},)J";
+  J +=
+      R"J({"ph": "X", "c\u0061t": "cpu_op", "n\u0061me": "esc\taped", "pid": "\u0031", "tid": 1, "ts": 90, "dur": 1},)J";
   J += R"J({"ph": "E", "pid": 1, "tid": 1, "ts": 95},)J";
   J += R"J({"ph": "E", "pid": 9, "tid": 9, "ts": 96},)J";
   J +=
@@ -163,14 +173,9 @@ TEST_CASE("threads: every fixture reads the same on 1, 2 and 4 threads") {
       Windows.push_back(size_t(8) << 10);
     if (Bytes < 4096)
       Windows.push_back(64);
-    for (size_t W : Windows) {
-      CAPTURE(W);
-      Reading Ref = readFile(Path, W, 1);
-      for (unsigned Threads : {2u, 4u}) {
-        CAPTURE(Threads);
-        checkSame(Ref, readFile(Path, W, Threads));
-      }
-    }
+    checkThreadsWith(
+        [&](size_t W, unsigned Threads) { return readFile(Path, W, Threads); },
+        Windows);
   }
 }
 
