@@ -43,29 +43,11 @@ describeChanges(const vm::ChangeStats &C) {
 void printText(const std::string &ModelPath,
                const compiler::CompiledModel &Model, const std::string &Trace,
                const graph::Graph &G, const std::vector<Outcome> &Out,
-               size_t Default, const vm::RunResult &R,
-               const std::vector<vm::Setting> &Settings) {
-  std::string S;
-  S += fmt::format("model      {}{}\n", ModelPath,
-                   Model.Description.empty() ? ""
-                                             : "  (" + Model.Description + ")");
-  for (const compiler::ParamSummary &P : Model.Params) {
-    std::string Value = P.DefaultText;
-    for (const vm::Setting &Set : Settings)
-      if (Set.Name == P.Name)
-        Value = Set.Text + " (--set)";
-    S += fmt::format("  {} = {}\n", P.Name, Value);
-  }
-  S += fmt::format("trace      {}\n", Trace);
+               const vm::RunResult &R, const std::vector<SettingAxis> &Axes) {
+  std::string S = modelLines(ModelPath, Model, Axes, Trace);
   if (Out.size() == 1) {
     const Outcome &O = Out[0];
-    size_t Index = O.Index;
-    S += fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[Index].Label,
-                     Index + 1, G.Iterations.size(),
-                     Index == Default ? ", steady state" : "");
-    S += fmt::format("measured   {}\n", formatDuration(O.Measured));
-    S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
-                     formatPercent(O.replayError(), true));
+    S += iterationLines(G, O);
     if (O.emptied())
       S += fmt::format("predicted  {}   (the model removed all of the "
                        "iteration's work: no speedup to give)\n",
@@ -106,7 +88,7 @@ void printText(const std::string &ModelPath,
 void printJson(const std::string &ModelPath, const std::string &Trace,
                const graph::Graph &G, const compiler::CompiledModel &Model,
                const std::vector<Outcome> &Out, const vm::RunResult &R,
-               const std::vector<vm::Setting> &Settings, const RunMemory &Mem) {
+               const std::vector<SettingAxis> &Axes, const RunMemory &Mem) {
   std::string S;
   JsonWriter W(S);
   W.beginObject();
@@ -121,13 +103,8 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   O.speedupJson(W);
   W.field("replay_error", O.replayError());
   W.key("params").beginObject();
-  for (const compiler::ParamSummary &P : Model.Params) {
-    std::string Value = P.DefaultText;
-    for (const vm::Setting &Set : Settings)
-      if (Set.Name == P.Name)
-        Value = Set.Text;
-    W.field(P.Name, Value);
-  }
+  for (const compiler::ParamSummary &P : Model.Params)
+    W.field(P.Name, shownValue(Axes, P, false));
   W.endObject();
   W.key("changes");
   writeChanges(W, R.Stats);
@@ -198,18 +175,13 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   Bar.done();
 
   const graph::Graph &G = *B.G;
-  size_t Index = B.Chosen.front();
   SweepHeader H;
   H.ModelPath = Path;
   H.TracePath = T.TracePath;
   H.Model = &Model;
   H.Axes = Axes;
-  H.It = &G.Iterations[Index];
-  H.Index = Index;
-  H.Count = G.Iterations.size();
-  H.SteadyState = Index == defaultIteration(G);
-  H.Measured = Rows.front().Result.Measured;
-  H.Baseline = Rows.front().Result.Baseline;
+  H.G = &G;
+  H.Base = Rows.front().Result;
   if (T.Format == OutputFormat::Json) {
     // What the runs printed goes to stderr, as for one run.
     for (const SweepRow &R : Rows)
@@ -226,17 +198,8 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   D.Command = "run";
   D.ModelPath = Path;
   D.ModelDescription = Model.Description;
-  for (const compiler::ParamSummary &P : Model.Params) {
-    std::string Value = P.DefaultText;
-    for (const SettingAxis &A : Axes)
-      if (A.Name == P.Name) {
-        Value.clear();
-        for (const std::string &V : A.Values)
-          Value += (Value.empty() ? "" : ", ") + V;
-        Value += A.Values.size() > 1 ? " (swept)" : " (--set)";
-      }
-    D.Params.push_back({P.Name, Value});
-  }
+  for (const compiler::ParamSummary &P : Model.Params)
+    D.Params.push_back({P.Name, shownValue(Axes, P, true)});
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(G, MStart, MEnd);
   D.Measured = measuredSchedule(G, MStart, MEnd);
@@ -365,10 +328,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     return ExitBadInput;
   }
   if (T.Format == OutputFormat::Json) {
-    printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, Settings, P.Mem);
+    printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, *Axes, P.Mem);
   } else {
-    printText(Path, *Model, T.TracePath, *G, P.Out, defaultIteration(*G), P.R,
-              Settings);
+    printText(Path, *Model, T.TracePath, *G, P.Out, P.R, *Axes);
     std::fputs(P.Mem.text().c_str(), stdout);
   }
   if (!wantsOutputs(T))
@@ -377,13 +339,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   D.Command = "run";
   D.ModelPath = Path;
   D.ModelDescription = Model->Description;
-  for (const compiler::ParamSummary &Pm : Model->Params) {
-    std::string Value = Pm.DefaultText;
-    for (const vm::Setting &Set : Settings)
-      if (Set.Name == Pm.Name)
-        Value = Set.Text + " (--set)";
-    D.Params.push_back({Pm.Name, Value});
-  }
+  for (const compiler::ParamSummary &Pm : Model->Params)
+    D.Params.push_back({Pm.Name, shownValue(*Axes, Pm, true)});
   D.Changes = describeChanges(P.R.Stats);
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(*G, MStart, MEnd);

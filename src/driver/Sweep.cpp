@@ -2,6 +2,8 @@
 
 #include "driver/Sweep.h"
 
+#include "driver/Session.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -106,28 +108,52 @@ SweepRow dd::driver::sweepRow(std::vector<vm::Setting> Swept,
 
 namespace {
 
-/// The value a parameter has in the sweep, for the header: "10, 20, 40
-/// (swept)", "3 (--set)" or its default.
-std::string paramValue(const SweepHeader &H, const compiler::ParamSummary &P,
-                       bool Json) {
-  for (const SettingAxis &A : H.Axes) {
-    if (A.Name != P.Name)
-      continue;
-    if (A.Values.size() == 1)
-      return A.Values.front() + (Json ? "" : " (--set)");
-    std::string S;
-    for (const std::string &V : A.Values)
-      S += (S.empty() ? "" : ", ") + V;
-    return Json ? S : S + " (swept)";
-  }
-  return P.DefaultText;
-}
-
 std::string peakText(int64_t B) {
   return fmt::format("{:.3f} GiB", double(B) / (1024.0 * 1024 * 1024));
 }
 
 } // namespace
+
+std::string dd::driver::shownValue(const std::vector<SettingAxis> &Axes,
+                                   const compiler::ParamSummary &P,
+                                   bool Marked) {
+  for (const SettingAxis &A : Axes) {
+    if (A.Name != P.Name)
+      continue;
+    std::string S;
+    for (const std::string &V : A.Values)
+      S += (S.empty() ? "" : ", ") + V;
+    if (Marked)
+      S += A.Values.size() > 1 ? " (swept)" : " (--set)";
+    return S;
+  }
+  return P.DefaultText;
+}
+
+std::string dd::driver::modelLines(const std::string &ModelPath,
+                                   const compiler::CompiledModel &Model,
+                                   const std::vector<SettingAxis> &Axes,
+                                   const std::string &Trace) {
+  std::string S = fmt::format(
+      "model      {}{}\n", ModelPath,
+      Model.Description.empty() ? "" : "  (" + Model.Description + ")");
+  for (const compiler::ParamSummary &P : Model.Params)
+    S += fmt::format("  {} = {}\n", P.Name, shownValue(Axes, P, true));
+  S += fmt::format("trace      {}\n", Trace);
+  return S;
+}
+
+std::string dd::driver::iterationLines(const graph::Graph &G,
+                                       const Outcome &O) {
+  std::string S =
+      fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[O.Index].Label,
+                  O.Index + 1, G.Iterations.size(),
+                  O.Index == defaultIteration(G) ? ", steady state" : "");
+  S += fmt::format("measured   {}\n", formatDuration(O.Measured));
+  S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
+                   formatPercent(O.replayError(), true));
+  return S;
+}
 
 std::string dd::driver::sweepText(const SweepHeader &H,
                                   const std::vector<SweepRow> &Rows) {
@@ -151,20 +177,8 @@ std::string dd::driver::sweepText(const SweepHeader &H,
   }
   if (!S.empty())
     S += "\n";
-  S += fmt::format(
-      "model      {}{}\n", H.ModelPath,
-      H.Model->Description.empty() ? "" : "  (" + H.Model->Description + ")");
-  for (const compiler::ParamSummary &P : H.Model->Params)
-    S += fmt::format("  {} = {}\n", P.Name, paramValue(H, P, false));
-  S += fmt::format("trace      {}\n", H.TracePath);
-  S += fmt::format("iteration  {} ({} of {}{})\n", H.It->Label, H.Index + 1,
-                   H.Count, H.SteadyState ? ", steady state" : "");
-  S += fmt::format("measured   {}\n", formatDuration(H.Measured));
-  S += fmt::format("replayed   {}   error {}\n", formatDuration(H.Baseline),
-                   formatPercent(H.Measured ? double(H.Baseline - H.Measured) /
-                                                  double(H.Measured)
-                                            : 0.0,
-                                 true));
+  S += modelLines(H.ModelPath, *H.Model, H.Axes, H.TracePath);
+  S += iterationLines(*H.G, H.Base);
   S += fmt::format("\nsweep      {} runs\n", formatCount(Rows.size()));
   bool Memory = !Rows.empty() && Rows.front().HasMemory;
   Table T;
@@ -207,16 +221,15 @@ std::string dd::driver::sweepJson(const SweepHeader &H,
   W.beginObject();
   W.field("model", H.ModelPath);
   W.field("trace", H.TracePath);
-  W.field("iteration", H.It->Number);
-  W.field("label", H.It->Label);
-  W.field("measured_ns", H.Measured);
-  W.field("baseline_ns", H.Baseline);
-  W.field("replay_error",
-          H.Measured ? double(H.Baseline - H.Measured) / double(H.Measured)
-                     : 0.0);
+  const graph::Iteration &It = H.G->Iterations[H.Base.Index];
+  W.field("iteration", It.Number);
+  W.field("label", It.Label);
+  W.field("measured_ns", H.Base.Measured);
+  W.field("baseline_ns", H.Base.Baseline);
+  W.field("replay_error", H.Base.replayError());
   W.key("params").beginObject();
   for (const compiler::ParamSummary &P : H.Model->Params)
-    W.field(P.Name, paramValue(H, P, true));
+    W.field(P.Name, shownValue(H.Axes, P, false));
   W.endObject();
   W.key("sweep").beginObject();
   W.key("params").beginArray();
@@ -307,7 +320,7 @@ report::Sweep dd::driver::sweepForReport(const SweepHeader &H,
     S.Params.push_back(A->Name);
     Numbers.push_back(plotNumbers(*A));
   }
-  S.BaselineNs = H.Baseline;
+  S.BaselineNs = H.Base.Baseline;
   for (const SweepRow &R : Rows) {
     report::SweepPoint P;
     for (size_t I = 0; I < R.Settings.size(); ++I) {

@@ -48,6 +48,23 @@ std::vector<vm::Setting> combination(const std::vector<SettingAxis> &Axes,
 /// The axes with more than one value: the sweep's parameters.
 std::vector<const SettingAxis *> sweptAxes(const std::vector<SettingAxis> &A);
 
+/// A parameter's value as run shows it: the value or values --set gave it
+/// ("10Gbps, 40Gbps"), followed by " (--set)" or " (swept)" when \p Marked,
+/// else its default as written.
+std::string shownValue(const std::vector<SettingAxis> &Axes,
+                       const compiler::ParamSummary &P, bool Marked);
+
+/// The lines a run and a sweep start with: the model and what it is, each
+/// parameter's value, the trace.
+std::string modelLines(const std::string &ModelPath,
+                       const compiler::CompiledModel &Model,
+                       const std::vector<SettingAxis> &Axes,
+                       const std::string &Trace);
+
+/// The reported iteration (where it is among \p G's, whether it is the
+/// steady-state one), its measured and its replayed time.
+std::string iterationLines(const graph::Graph &G, const Outcome &O);
+
 /// One run of a sweep, as its outputs show it.
 struct SweepRow {
   std::vector<vm::Setting> Settings; ///< the swept ones, in axis order
@@ -64,10 +81,8 @@ struct SweepHeader {
   std::string ModelPath, TracePath;
   const compiler::CompiledModel *Model = nullptr;
   std::vector<SettingAxis> Axes;
-  const graph::Iteration *It = nullptr;
-  size_t Index = 0, Count = 0; ///< the iteration's place among all
-  bool SteadyState = false;
-  int64_t Measured = 0, Baseline = 0;
+  const graph::Graph *G = nullptr;
+  Outcome Base; ///< the reported iteration: measured and replayed
 };
 
 /// Makes a row from a run's prediction (which may then be dropped).
