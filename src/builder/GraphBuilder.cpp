@@ -179,6 +179,60 @@ static bool isCommKernel(std::string_view Name) {
   return Name.substr(0, 4) == "nccl" || Name.substr(0, 4) == "rccl";
 }
 
+namespace {
+
+/// The sort key of a CPU event on its thread.
+struct HostKey {
+  int64_t Start, NegDur;
+  int Rank;
+  EventId E;
+  bool operator<(const HostKey &O) const {
+    return std::tie(Start, NegDur, Rank, E) <
+           std::tie(O.Start, O.NegDur, O.Rank, O.E);
+  }
+};
+
+/// trace::recordedBytes, with the input-tensor sizes of operators worked
+/// out once per distinct (dims, types) text: a trace repeats the same few
+/// thousand shapes over hundreds of thousands of calls.
+class ByteCounter {
+public:
+  explicit ByteCounter(const trace::Trace &T) : T(T) {}
+  int64_t recorded(EventId E) {
+    const trace::Arg *Dims = nullptr, *Types = nullptr;
+    for (uint32_t I = T.ArgsBegin[E], End = T.ArgsBegin[E + 1]; I != End; ++I) {
+      const trace::Arg &A = T.Args[I];
+      switch (A.Key) {
+      case trace::ArgKey::InMsgSize:
+      case trace::ArgKey::InMsgNelems:
+        // A collective's own sizes come first: the general rule.
+        return trace::recordedBytes(T, E).value_or(-1);
+      case trace::ArgKey::InputDims:
+        Dims = &A;
+        break;
+      case trace::ArgKey::InputTypes:
+        Types = &A;
+        break;
+      default:
+        break;
+      }
+    }
+    if (!Dims || !Dims->IsString || (Types && !Types->IsString))
+      return trace::recordedBytes(T, E).value_or(-1);
+    auto Key = std::make_pair(Dims->Value, Types ? Types->Value : -1);
+    auto [It, New] = Sizes.try_emplace(Key, -1);
+    if (New)
+      It->second = trace::recordedBytes(T, E).value_or(-1);
+    return It->second;
+  }
+
+private:
+  const trace::Trace &T;
+  llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> Sizes;
+};
+
+} // namespace
+
 llvm::Error detail::createTasks(BuildContext &C) {
   const trace::Trace &T = C.T;
   Graph &G = C.G;
@@ -187,34 +241,37 @@ llvm::Error detail::createTasks(BuildContext &C) {
 
   // --- CPU side: nest each thread's calls, leaves are the tasks the
   // simulator runs. ---
-  llvm::DenseMap<trace::TrackId, std::vector<EventId>> HostByTrack;
-  std::vector<trace::TrackId> HostTracks;
+  std::vector<std::vector<EventId>> HostByTrack(T.Tracks.size());
   size_t GpuWork = 0, Host = 0;
   for (EventId E = 0; E < T.numEvents(); ++E) {
     GpuWork += trace::isGpuWork(T.Kind[E]);
     if (!isHostKind(T.Kind[E]) || T.Start[E] < C.W0 || T.Start[E] >= C.W1)
       continue;
-    auto &V = HostByTrack[T.TrackOf[E]];
-    if (V.empty())
-      HostTracks.push_back(T.TrackOf[E]);
-    V.push_back(E);
+    HostByTrack[T.TrackOf[E]].push_back(E);
     ++Host;
   }
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
-  std::sort(HostTracks.begin(), HostTracks.end());
-  llvm::DenseMap<trace::TrackId, ResourceId> ThreadRes;
-  for (trace::TrackId Track : HostTracks) {
+  ByteCounter Bytes(T);
+  std::vector<HostKey> Keys;
+  for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
+    std::vector<EventId> &Evs = HostByTrack[Track];
+    if (Evs.empty())
+      continue;
     const trace::Track &Tr = T.Tracks[Track];
     ResourceId R = G.addResource(ResourceKind::CpuThread, -1,
                                  Tr.Tid == trace::NoValue ? 0 : Tr.Tid,
                                  T.trackLabel(Track));
-    ThreadRes[Track] = R;
-    std::vector<EventId> &Evs = HostByTrack[Track];
-    std::sort(Evs.begin(), Evs.end(), [&](EventId A, EventId B) {
-      return std::make_tuple(T.Start[A], -T.Dur[A], kindRank(T.Kind[A]), A) <
-             std::make_tuple(T.Start[B], -T.Dur[B], kindRank(T.Kind[B]), B);
-    });
+    // By start, longest first (the enclosing call before what it holds),
+    // then by kind and event: the keys side by side, not looked up in the
+    // trace's columns at each comparison.
+    Keys.clear();
+    for (EventId E : Evs)
+      Keys.push_back({T.Start[E], -T.Dur[E], kindRank(T.Kind[E]), E});
+    if (!std::is_sorted(Keys.begin(), Keys.end()))
+      std::sort(Keys.begin(), Keys.end());
+    for (size_t I = 0; I < Keys.size(); ++I)
+      Evs[I] = Keys[I].E;
     std::vector<TaskId> Stack;
     for (EventId E : Evs) {
       // API calls never contain other calls: with microsecond timestamps a
@@ -233,7 +290,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
       G.Correlation[X] =
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
-      G.Bytes[X] = trace::recordedBytes(T, E).value_or(-1);
+      G.Bytes[X] = Bytes.recorded(E);
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;
@@ -253,16 +310,23 @@ llvm::Error detail::createTasks(BuildContext &C) {
   }
   for (auto &Leaves : C.ThreadLeaves) {
     // Tasks were created in (start, -dur) order per thread, so leaves are
-    // already in time order.
+    // already in time order, and the leaves under a container follow one
+    // another. A container's first leaf is the first to reach it going
+    // forward, its last the first to reach it going backward; the
+    // containers above it were reached on the same walk.
     for (size_t I = 0; I < Leaves.size(); ++I) {
       TaskId L = Leaves[I];
       if (I > 0 && G.MeasuredStart[L] < C.mEnd(Leaves[I - 1]))
         ++C.Stats.OverlappingLeaves;
-      for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P]) {
-        if (G.FirstLeaf[P] == NoTask)
-          G.FirstLeaf[P] = L;
+      for (TaskId P = G.Parent[L]; P != NoTask && G.FirstLeaf[P] == NoTask;
+           P = G.Parent[P])
+        G.FirstLeaf[P] = L;
+    }
+    for (size_t I = Leaves.size(); I-- > 0;) {
+      TaskId L = Leaves[I];
+      for (TaskId P = G.Parent[L]; P != NoTask && G.LastLeaf[P] == NoTask;
+           P = G.Parent[P])
         G.LastLeaf[P] = L;
-      }
     }
   }
   for (TaskId X = 0; X < G.numTasks(); ++X) {
@@ -271,12 +335,17 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.Lead[X] = G.MeasuredStart[G.FirstLeaf[X]] - G.MeasuredStart[X];
     G.Trail[X] = C.mEnd(X) - C.mEnd(G.LastLeaf[X]);
   }
+  size_t Calls = 0;
+  for (TaskId X = 0; X < G.numTasks(); ++X)
+    Calls += G.Kind[X] == TaskKind::Runtime;
+  C.CallByCorrelation.reserve(static_cast<unsigned>(Calls));
   for (TaskId X = 0; X < G.numTasks(); ++X)
     if (G.Kind[X] == TaskKind::Runtime && G.isLeaf(X) && G.Correlation[X] >= 0)
       C.CallByCorrelation.try_emplace(G.Correlation[X], X);
 
   // --- GPU side. ---
   llvm::DenseSet<int64_t> TracedCalls;
+  TracedCalls.reserve(static_cast<unsigned>(C.CallByCorrelation.size()));
   bool AnyGpu = false;
   for (EventId E = 0; E < T.numEvents(); ++E) {
     if ((T.Kind[E] == EventKind::Runtime || T.Kind[E] == EventKind::Driver) &&
@@ -304,9 +373,16 @@ llvm::Error detail::createTasks(BuildContext &C) {
       continue;
     GpuEvents.push_back(E);
   }
-  std::sort(GpuEvents.begin(), GpuEvents.end(), [&](EventId A, EventId B) {
-    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
-  });
+  {
+    std::vector<std::pair<int64_t, EventId>> ByStart;
+    ByStart.reserve(GpuEvents.size());
+    for (EventId E : GpuEvents)
+      ByStart.emplace_back(T.Start[E], E);
+    if (!std::is_sorted(ByStart.begin(), ByStart.end()))
+      std::sort(ByStart.begin(), ByStart.end());
+    for (size_t I = 0; I < ByStart.size(); ++I)
+      GpuEvents[I] = ByStart[I].second;
+  }
   for (EventId E : GpuEvents) {
     trace::TrackId Track = T.TrackOf[E];
     auto [It, New] = StreamRes.try_emplace(Track, NoResource);
@@ -326,9 +402,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
     G.OrderKey[X] = T.Start[E];
-    G.Bytes[X] = T.Bytes[E] != trace::NoValue
-                     ? T.Bytes[E]
-                     : trace::recordedBytes(T, E).value_or(-1);
+    G.Bytes[X] = T.Bytes[E] != trace::NoValue ? T.Bytes[E] : Bytes.recorded(E);
     G.Correlation[X] =
         T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
     G.Event[X] = E;

@@ -137,6 +137,42 @@ TEST_CASE("phases and layers follow the operator hierarchy") {
   CHECK(G.IterationOf[named(G, "sgemm_fwd", 1)] == 1);
 }
 
+TEST_CASE("operators carry their input bytes; containers their leaves") {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 1000);
+  // The same shapes thrice (one size worked out, three times used), then
+  // the same shapes with another type, and a collective's own size.
+  const char *Float = R"({"Input Dims": [[2, 3], [3]], )"
+                      R"("Input type": ["float", "float"]})";
+  W.cpu("cpu_op", "aten::add", 10, 40, 1, Float);
+  W.launch("cudaLaunchKernel", 20, 5, "add_kernel", 30, 20);
+  W.cpu("cpu_op", "aten::add", 100, 40, 1, Float);
+  W.cpu("cpu_op", "aten::mul", 200, 40, 1, Float);
+  W.cpu("cpu_op", "aten::add", 300, 40, 1,
+        R"({"Input Dims": [[2, 3], [3]], "Input type": ["c10::Half", )"
+        R"("c10::Half"]})");
+  W.cpu("cpu_op", "record_param_comms", 400, 40, 1,
+        R"({"Input Dims": [[2, 3]], "Input type": ["float"], )"
+        R"("In msg nelems": 10, "dtype": "Float"})");
+  W.cpu("cpu_op", "aten::empty", 500, 10, 1, "{}");
+  Built B = build(W);
+  const Graph &G = B.G;
+  CHECK(G.Bytes[named(G, "aten::add")] == 36);
+  CHECK(G.Bytes[named(G, "aten::add", 1)] == 36);
+  CHECK(G.Bytes[named(G, "aten::mul")] == 36);
+  CHECK(G.Bytes[named(G, "aten::add", 2)] == 18);
+  CHECK(G.Bytes[named(G, "record_param_comms")] == 40);
+  CHECK(G.Bytes[named(G, "aten::empty")] == -1);
+  // The step holds every call; the first add holds the launch only.
+  TaskId Step = named(G, "ProfilerStep#1");
+  CHECK(G.FirstLeaf[Step] == named(G, "cudaLaunchKernel"));
+  CHECK(G.LastLeaf[Step] == named(G, "aten::empty"));
+  TaskId Add = named(G, "aten::add");
+  CHECK(G.FirstLeaf[Add] == G.LastLeaf[Add]);
+  CHECK(G.Lead[Add] == 10000);
+  CHECK(G.Trail[Add] == 25000);
+}
+
 TEST_CASE("a faster GPU shortens a step that waits for it, and only by that") {
   Built B = build(trainingSteps());
   Graph &G = B.G;
