@@ -286,7 +286,6 @@ void Interpreter::opLoadCapture(const Cursor &C) {
     Value A = pop();                                                           \
     push(arith(Opcode::Name, A, B));                                           \
   }
-DD_BINARY_ARITH(Add)
 DD_BINARY_ARITH(Sub)
 DD_BINARY_ARITH(Mul)
 DD_BINARY_ARITH(Div)
@@ -294,6 +293,53 @@ DD_BINARY_ARITH(Mod)
 DD_BINARY_ARITH(Union)
 DD_BINARY_ARITH(Intersect)
 #undef DD_BINARY_ARITH
+
+/// The variable that the instruction after \p C stores into, when that
+/// variable holds object \p O: `xs = xs + [x]`.
+Value *Interpreter::storeTargetHolding(const Cursor &C, const Obj *O) {
+  uint32_t Next = C.Pc + bc::instructionSize(Opcode::Add);
+  if (Next >= C.F.Code.size())
+    return nullptr;
+  auto Op = static_cast<Opcode>(C.F.Code[Next]);
+  Value *Slot = nullptr;
+  if (Op == Opcode::StoreLocal)
+    Slot = &Stack[Frames.back().Base + bc::readOperand(C.F, Next, 0)];
+  else if (Op == Opcode::StoreGlobal)
+    Slot = &Globals[bc::readOperand(C.F, Next, 0)];
+  return Slot && Slot->isObject() && Slot->asObj() == O ? Slot : nullptr;
+}
+
+void Interpreter::opAdd(const Cursor &C) {
+  Value B = pop();
+  Value A = pop();
+  // `xs = xs + [x]` and `s = s + "x"` in a loop would copy the whole list
+  // or string each time. When the variable about to be overwritten is the
+  // only other holder of the left operand, it lets go first, and the sum
+  // is made in place: linear, not quadratic. Any other holder (another
+  // variable, a loop over the list, a constant) keeps its value: the
+  // count says so, and the sum is then a copy.
+  bool Joinable = (A.is(VKind::List) && B.is(VKind::List)) ||
+                  (A.is(VKind::String) && !B.is(VKind::List));
+  if (Joinable && A.asObj()->Refs == 2)
+    if (Value *Slot = storeTargetHolding(C, A.asObj()))
+      *Slot = Value::none();
+  if (Joinable && A.asObj()->Refs == 1) {
+    if (A.is(VKind::List)) {
+      std::vector<Value> &L = A.as<ListObj>()->Items;
+      const std::vector<Value> &R = B.as<ListObj>()->Items;
+      chargeList(L.size() + R.size(), R.size());
+      L.insert(L.end(), R.begin(), R.end());
+    } else {
+      std::string &L = A.as<StringObj>()->S;
+      std::string R = B.is(VKind::String) ? B.as<StringObj>()->S : show(B);
+      chargeString(L.size() + R.size(), R.size());
+      L += R;
+    }
+    push(std::move(A));
+    return;
+  }
+  push(arith(Opcode::Add, A, B));
+}
 
 void Interpreter::opNeg(const Cursor &) {
   Value A = pop();

@@ -72,18 +72,18 @@ double Interpreter::toNumber(const Value &V, Dim Unit, const char *Role) {
   return V.asNumber();
 }
 
-void Interpreter::chargeList(size_t Items) {
+void Interpreter::chargeList(size_t Items, size_t Made) {
   if (Items > MaxListItems)
     fail(fmt::format("a list of {} items, over the {} a model may make",
                      formatCount(Items), formatCount(MaxListItems)));
-  step(Items / 8);
+  step(Made / 8);
 }
 
-void Interpreter::chargeString(size_t Bytes) {
+void Interpreter::chargeString(size_t Bytes, size_t Made) {
   if (Bytes > MaxStringBytes)
     fail(fmt::format("a string of {} bytes, over the {} MiB a model may make",
                      formatCount(Bytes), MaxStringBytes >> 20));
-  step(Bytes / 64);
+  step(Made / 64);
 }
 
 int64_t Interpreter::toAmount(const Value &V, Dim Unit, const char *Role) {

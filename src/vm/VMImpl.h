@@ -46,13 +46,17 @@ public:
   llvm::BitVector toSet(const Value &V, const char *Role);
   graph::TaskId toTask(const Value &V, const char *Role);
   double toNumber(const Value &V, Dim Unit, const char *Role);
-  /// Lists and strings a model makes count against the step budget (a
-  /// copy of N items, N/8 steps; of N bytes, N/64) and have a size limit,
-  /// so that neither a quadratic loop nor a doubling one runs away.
+  /// Lists and strings a model makes count against the step budget (N
+  /// items made or copied, N/8 steps; N bytes, N/64) and have a size
+  /// limit, so that neither a quadratic loop nor a doubling one runs away.
+  /// \p Items (\p Bytes) is the size of the result, \p Made what was
+  /// written to make it: all of it for a copy, the tail for an append.
   static constexpr size_t MaxListItems = 10'000'000;
   static constexpr size_t MaxStringBytes = size_t(64) << 20;
-  void chargeList(size_t Items);
-  void chargeString(size_t Bytes);
+  void chargeList(size_t Items) { chargeList(Items, Items); }
+  void chargeList(size_t Items, size_t Made);
+  void chargeString(size_t Bytes) { chargeString(Bytes, Bytes); }
+  void chargeString(size_t Bytes, size_t Made);
   /// A duration or size to store in the graph or the block table: a
   /// number of \p Unit, 0 <= V < graph::MaxTime, rounded; fails otherwise.
   int64_t toAmount(const Value &V, Dim Unit, const char *Role);
@@ -171,6 +175,8 @@ public:
 #include "bytecode/Opcodes.def"
 
 private:
+  /// See opAdd.
+  Value *storeTargetHolding(const Cursor &C, const Obj *O);
   /// Set by Return when the frame that execute() waits for has returned.
   bool Returned = false;
   size_t ReturnDepth = 0;
