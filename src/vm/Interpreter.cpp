@@ -314,31 +314,14 @@ void Interpreter::opAdd(const Cursor &C) {
   Value A = pop();
   // `xs = xs + [x]` and `s = s + "x"` in a loop would copy the whole list
   // or string each time. When the variable about to be overwritten is the
-  // only other holder of the left operand, it lets go first, and the sum
-  // is made in place: linear, not quadratic. Any other holder (another
-  // variable, a loop over the list, a constant) keeps its value: the
-  // count says so, and the sum is then a copy.
-  bool Joinable = (A.is(VKind::List) && B.is(VKind::List)) ||
-                  (A.is(VKind::String) && !B.is(VKind::List));
-  if (Joinable && A.asObj()->Refs == 2)
+  // only other holder of the left operand, it lets go first; arith then
+  // holds the only reference and joins in place (see arith): linear, not
+  // quadratic. Any other holder (another variable, a loop over the list, a
+  // constant) keeps its value: the count says so, and the sum is a copy.
+  if ((A.is(VKind::List) || A.is(VKind::String)) && A.asObj()->Refs == 2)
     if (Value *Slot = storeTargetHolding(C, A.asObj()))
       *Slot = Value::none();
-  if (Joinable && A.asObj()->Refs == 1) {
-    if (A.is(VKind::List)) {
-      std::vector<Value> &L = A.as<ListObj>()->Items;
-      const std::vector<Value> &R = B.as<ListObj>()->Items;
-      chargeList(L.size() + R.size(), R.size());
-      L.insert(L.end(), R.begin(), R.end());
-    } else {
-      std::string &L = A.as<StringObj>()->S;
-      std::string R = B.is(VKind::String) ? B.as<StringObj>()->S : show(B);
-      chargeString(L.size() + R.size(), R.size());
-      L += R;
-    }
-    push(std::move(A));
-    return;
-  }
-  push(arith(Opcode::Add, A, B));
+  push(arith(Opcode::Add, std::move(A), B));
 }
 
 void Interpreter::opNeg(const Cursor &) {

@@ -147,7 +147,7 @@ static std::string unitMismatch(const char *Op, const Value &A,
                      describeValue(B));
 }
 
-Value Interpreter::arith(Opcode Op, const Value &A, const Value &B) {
+Value Interpreter::arith(Opcode Op, Value A, const Value &B) {
   auto SetLike = [](const Value &V) {
     return V.is(VKind::Set) || V.is(VKind::Task);
   };
@@ -208,15 +208,28 @@ Value Interpreter::arith(Opcode Op, const Value &A, const Value &B) {
       break;
     }
   }
+  // A held by this call alone (handed over with std::move) is joined in
+  // place: nobody else can see it change.
+  bool Alone = A.isObject() && A.asObj()->Refs == 1;
   if (Op == Opcode::Add && A.is(VKind::String)) {
-    const std::string &L = A.as<StringObj>()->S;
+    std::string &L = A.as<StringObj>()->S;
     std::string R = B.is(VKind::String) ? B.as<StringObj>()->S : show(B);
-    chargeString(L.size() + R.size());
-    return Value::string(L + R);
+    if (!Alone) {
+      chargeString(L.size() + R.size());
+      return Value::string(L + R);
+    }
+    chargeString(L.size() + R.size(), R.size());
+    L += R;
+    return A;
   }
   if (Op == Opcode::Add && A.is(VKind::List) && B.is(VKind::List)) {
-    const std::vector<Value> &L = A.as<ListObj>()->Items,
-                             &R = B.as<ListObj>()->Items;
+    std::vector<Value> &L = A.as<ListObj>()->Items;
+    const std::vector<Value> &R = B.as<ListObj>()->Items;
+    if (Alone) {
+      chargeList(L.size() + R.size(), R.size());
+      L.insert(L.end(), R.begin(), R.end());
+      return A;
+    }
     chargeList(L.size() + R.size());
     std::vector<Value> Items;
     Items.reserve(L.size() + R.size());

@@ -64,7 +64,9 @@ public:
   bool truthy(const Value &V);
 
   // Values (Ops.cpp).
-  Value arith(bc::Opcode Op, const Value &A, const Value &B);
+  /// A op B. A caller that hands over the only reference to a string or
+  /// list A (std::move) lets + append to it in place (see opAdd).
+  Value arith(bc::Opcode Op, Value A, const Value &B);
   bool equal(const Value &A, const Value &B);
   bool less(const Value &A, const Value &B, const char *Op);
   bool matches(const Value &S, const Value &Pattern);
