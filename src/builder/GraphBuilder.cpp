@@ -192,45 +192,6 @@ struct HostKey {
   }
 };
 
-/// trace::recordedBytes, with the input-tensor sizes of operators worked
-/// out once per distinct (dims, types) text: a trace repeats the same few
-/// thousand shapes over hundreds of thousands of calls.
-class ByteCounter {
-public:
-  explicit ByteCounter(const trace::Trace &T) : T(T) {}
-  int64_t recorded(EventId E) {
-    const trace::Arg *Dims = nullptr, *Types = nullptr;
-    for (uint32_t I = T.ArgsBegin[E], End = T.ArgsBegin[E + 1]; I != End; ++I) {
-      const trace::Arg &A = T.Args[I];
-      switch (A.Key) {
-      case trace::ArgKey::InMsgSize:
-      case trace::ArgKey::InMsgNelems:
-        // A collective's own sizes come first: the general rule.
-        return trace::recordedBytes(T, E).value_or(-1);
-      case trace::ArgKey::InputDims:
-        Dims = &A;
-        break;
-      case trace::ArgKey::InputTypes:
-        Types = &A;
-        break;
-      default:
-        break;
-      }
-    }
-    if (!Dims || !Dims->IsString || (Types && !Types->IsString))
-      return trace::recordedBytes(T, E).value_or(-1);
-    auto Key = std::make_pair(Dims->Value, Types ? Types->Value : -1);
-    auto [It, New] = Sizes.try_emplace(Key, -1);
-    if (New)
-      It->second = trace::recordedBytes(T, E).value_or(-1);
-    return It->second;
-  }
-
-private:
-  const trace::Trace &T;
-  llvm::DenseMap<std::pair<int64_t, int64_t>, int64_t> Sizes;
-};
-
 } // namespace
 
 llvm::Error detail::createTasks(BuildContext &C) {
@@ -252,7 +213,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
   }
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
-  ByteCounter Bytes(T);
+  trace::RecordedBytes Bytes(T);
   std::vector<HostKey> Keys;
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
     std::vector<EventId> &Evs = HostByTrack[Track];
@@ -290,7 +251,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
       G.Correlation[X] =
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
-      G.Bytes[X] = Bytes.recorded(E);
+      G.Bytes[X] = Bytes(E).value_or(-1);
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;
@@ -402,7 +363,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
     G.OrderKey[X] = T.Start[E];
-    G.Bytes[X] = T.Bytes[E] != trace::NoValue ? T.Bytes[E] : Bytes.recorded(E);
+    G.Bytes[X] =
+        T.Bytes[E] != trace::NoValue ? T.Bytes[E] : Bytes(E).value_or(-1);
     G.Correlation[X] =
         T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
     G.Event[X] = E;

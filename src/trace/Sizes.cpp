@@ -222,7 +222,12 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
   return Total;
 }
 
-std::optional<int64_t> recordedBytes(const Trace &T, EventId E) {
+namespace {
+
+/// recordedBytes's rules; \p Inputs sizes the tensor inputs from the
+/// "Input Dims" and "Input type" arguments (the latter null when absent).
+template <typename InputsFn>
+std::optional<int64_t> bytesOf(const Trace &T, EventId E, InputsFn Inputs) {
   if (auto Size = T.intArg(E, ArgKey::InMsgSize); Size && *Size >= 0)
     return *Size;
   if (auto N = T.intArg(E, ArgKey::InMsgNelems); N && *N >= 0) {
@@ -231,11 +236,33 @@ std::optional<int64_t> recordedBytes(const Trace &T, EventId E) {
     if (Size && *N <= INT64_MAX / *Size)
       return *N * *Size;
   }
-  auto Dims = T.strArg(E, ArgKey::InputDims);
-  if (!Dims)
+  const Arg *Dims = T.arg(E, ArgKey::InputDims);
+  if (!Dims || !Dims->IsString)
     return std::nullopt;
-  auto Types = T.strArg(E, ArgKey::InputTypes);
-  return tensorInputBytes(*Dims, Types ? *Types : std::string_view());
+  const Arg *Types = T.arg(E, ArgKey::InputTypes);
+  return Inputs(*Dims, Types && Types->IsString ? Types : nullptr);
+}
+
+} // namespace
+
+std::optional<int64_t> recordedBytes(const Trace &T, EventId E) {
+  return bytesOf(T, E, [&](const Arg &Dims, const Arg *Types) {
+    return tensorInputBytes(T.str(static_cast<StringId>(Dims.Value)),
+                            Types ? T.str(static_cast<StringId>(Types->Value))
+                                  : "");
+  });
+}
+
+std::optional<int64_t> RecordedBytes::operator()(EventId E) {
+  return bytesOf(T, E, [&](const Arg &Dims, const Arg *Types) {
+    auto [It, New] =
+        Inputs.try_emplace({Dims.Value, Types ? Types->Value : -1});
+    if (New)
+      It->second = tensorInputBytes(
+          T.str(static_cast<StringId>(Dims.Value)),
+          Types ? T.str(static_cast<StringId>(Types->Value)) : "");
+    return It->second;
+  });
 }
 
 } // namespace dd::trace
