@@ -179,20 +179,21 @@ static bool isCommKernel(std::string_view Name) {
   return Name.substr(0, 4) == "nccl" || Name.substr(0, 4) == "rccl";
 }
 
-namespace {
-
-/// The sort key of a CPU event on its thread.
-struct HostKey {
-  int64_t Start, NegDur;
-  int Rank;
-  EventId E;
-  bool operator<(const HostKey &O) const {
-    return std::tie(Start, NegDur, Rank, E) <
-           std::tie(O.Start, O.NegDur, O.Rank, O.E);
-  }
-};
-
-} // namespace
+/// Orders \p Events by \p Key, a tuple that ends with the event (so no two
+/// keys tie): the keys packed side by side, not looked up in the trace's
+/// columns at each comparison, and not sorted when already in order.
+template <typename KeyFn>
+static void sortEvents(std::vector<EventId> &Events, KeyFn Key) {
+  using K = decltype(Key(EventId()));
+  std::vector<K> Keys;
+  Keys.reserve(Events.size());
+  for (EventId E : Events)
+    Keys.push_back(Key(E));
+  if (!std::is_sorted(Keys.begin(), Keys.end()))
+    std::sort(Keys.begin(), Keys.end());
+  for (size_t I = 0; I < Keys.size(); ++I)
+    Events[I] = std::get<std::tuple_size_v<K> - 1>(Keys[I]);
+}
 
 llvm::Error detail::createTasks(BuildContext &C) {
   const trace::Trace &T = C.T;
@@ -214,7 +215,6 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
   trace::RecordedBytes Bytes(T);
-  std::vector<HostKey> Keys;
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
     std::vector<EventId> &Evs = HostByTrack[Track];
     if (Evs.empty())
@@ -224,15 +224,10 @@ llvm::Error detail::createTasks(BuildContext &C) {
                                  Tr.Tid == trace::NoValue ? 0 : Tr.Tid,
                                  T.trackLabel(Track));
     // By start, longest first (the enclosing call before what it holds),
-    // then by kind and event: the keys side by side, not looked up in the
-    // trace's columns at each comparison.
-    Keys.clear();
-    for (EventId E : Evs)
-      Keys.push_back({T.Start[E], -T.Dur[E], kindRank(T.Kind[E]), E});
-    if (!std::is_sorted(Keys.begin(), Keys.end()))
-      std::sort(Keys.begin(), Keys.end());
-    for (size_t I = 0; I < Keys.size(); ++I)
-      Evs[I] = Keys[I].E;
+    // then by kind.
+    sortEvents(Evs, [&](EventId E) {
+      return std::make_tuple(T.Start[E], -T.Dur[E], kindRank(T.Kind[E]), E);
+    });
     std::vector<TaskId> Stack;
     for (EventId E : Evs) {
       // API calls never contain other calls: with microsecond timestamps a
@@ -334,16 +329,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
       continue;
     GpuEvents.push_back(E);
   }
-  {
-    std::vector<std::pair<int64_t, EventId>> ByStart;
-    ByStart.reserve(GpuEvents.size());
-    for (EventId E : GpuEvents)
-      ByStart.emplace_back(T.Start[E], E);
-    if (!std::is_sorted(ByStart.begin(), ByStart.end()))
-      std::sort(ByStart.begin(), ByStart.end());
-    for (size_t I = 0; I < ByStart.size(); ++I)
-      GpuEvents[I] = ByStart[I].second;
-  }
+  sortEvents(GpuEvents,
+             [&](EventId E) { return std::make_tuple(T.Start[E], E); });
   for (EventId E : GpuEvents) {
     trace::TrackId Track = T.TrackOf[E];
     auto [It, New] = StreamRes.try_emplace(Track, NoResource);
