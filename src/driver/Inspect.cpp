@@ -324,22 +324,17 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
 } // namespace
 
 int dd::driver::runInspect(const TraceOptions &O) {
-  auto Opts = buildOptionsFor(O);
-  if (!Opts)
+  auto In = loadInputFor(O);
+  if (!In)
     return ExitBadInput;
-  graph::BuildOptions BO = *Opts;
-  auto T = loadTraceFor(O);
-  if (!T)
-    return ExitBadInput;
+  const trace::Trace *T = &In->Trace;
   // Without GPU work there is nothing ddscript can model.
   if (!graph::hasGpuWork(*T)) {
     reportError(O.TracePath, graph::noGpuWorkMessage(*T));
     return ExitBadInput;
   }
   graph::BuildStats Stats;
-  PhaseTimer GraphTimer("graph");
-  auto G = graph::buildGraph(*T, BO, &Stats);
-  GraphTimer.stop();
+  auto G = buildGraphTimed(*In, &Stats);
   std::string Note;
   std::optional<graph::Graph> Model;
   if (G) {

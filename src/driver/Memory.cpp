@@ -554,26 +554,19 @@ void printJson(const trace::Trace &T, const graph::Graph &G,
 } // namespace
 
 int dd::driver::runMemory(const TraceOptions &O) {
-  auto Opts = buildOptionsFor(O);
-  if (!Opts)
+  auto In = loadInputFor(O);
+  if (!In)
     return ExitBadInput;
-  graph::BuildOptions BO = *Opts;
-  auto T = loadTraceFor(O);
-  if (!T)
-    return ExitBadInput;
+  const trace::Trace *T = &In->Trace;
   // Say first what this command needs, before building a graph for nothing.
   if (T->Memory.empty()) {
     reportError(O.TracePath,
                 "no memory records: " + T->noMemoryRecordsReason());
     return ExitBadInput;
   }
-  PhaseTimer GraphTimer("graph");
-  auto G = graph::buildGraph(*T, BO);
-  GraphTimer.stop();
-  if (!G) {
-    reportError(O.TracePath, llvm::toString(G.takeError()));
+  auto G = buildGraphFor(O, *In);
+  if (!G)
     return ExitBadInput;
-  }
   auto M = MemoryModel::build(*T, *G);
   if (!M) {
     reportError(O.TracePath, llvm::toString(M.takeError()));

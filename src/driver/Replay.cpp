@@ -216,21 +216,14 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
 } // namespace
 
 int dd::driver::runReplay(const TraceOptions &O) {
-  auto Opts = buildOptionsFor(O);
-  if (!Opts)
+  auto In = loadInputFor(O);
+  if (!In)
     return ExitBadInput;
-  graph::BuildOptions BO = *Opts;
-  auto T = loadTraceFor(O);
-  if (!T)
-    return ExitBadInput;
+  const trace::Trace *T = &In->Trace;
   graph::BuildStats Stats;
-  PhaseTimer GraphTimer("graph");
-  auto G = graph::buildGraph(*T, BO, &Stats);
-  GraphTimer.stop();
-  if (!G) {
-    reportError(O.TracePath, llvm::toString(G.takeError()));
+  auto G = buildGraphFor(O, *In, &Stats);
+  if (!G)
     return ExitBadInput;
-  }
   auto Chosen = chooseIterations(*G, O.Iteration);
   if (!Chosen) {
     reportError(O.TracePath, llvm::toString(Chosen.takeError()));

@@ -268,20 +268,13 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     }
   }
 
-  auto Opts = buildOptionsFor(T);
-  if (!Opts)
+  auto In = loadInputFor(T);
+  if (!In)
     return ExitBadInput;
-  graph::BuildOptions BO = *Opts;
-  auto Tr = loadTraceFor(T);
-  if (!Tr)
+  const trace::Trace *Tr = &In->Trace;
+  auto G = buildGraphFor(T, *In);
+  if (!G)
     return ExitBadInput;
-  PhaseTimer GraphTimer("graph");
-  auto G = graph::buildGraph(*Tr, BO);
-  GraphTimer.stop();
-  if (!G) {
-    reportError(T.TracePath, llvm::toString(G.takeError()));
-    return ExitBadInput;
-  }
   auto Chosen = chooseIterations(*G, T.Iteration);
   if (!Chosen) {
     reportError(T.TracePath, llvm::toString(Chosen.takeError()));
@@ -295,7 +288,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     return ExitInternal;
   }
   Baseline B;
-  B.Tr = &*Tr;
+  B.Tr = Tr;
   B.TracePath = T.TracePath;
   B.G = &*G;
   B.Chosen = *Chosen;

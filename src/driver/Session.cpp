@@ -29,8 +29,10 @@ llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {
   return T;
 }
 
-std::optional<graph::BuildOptions>
-dd::driver::buildOptionsFor(const TraceOptions &O) {
+/// The graph options of a command; prints the error and returns nullopt for
+/// a bad value.
+static std::optional<graph::BuildOptions>
+buildOptionsFor(const TraceOptions &O) {
   graph::BuildOptions BO;
   if (!O.Window.empty()) {
     auto W = parseWindow(O.Window);
@@ -45,7 +47,7 @@ dd::driver::buildOptionsFor(const TraceOptions &O) {
   return BO;
 }
 
-std::optional<trace::Trace> dd::driver::loadTraceFor(const TraceOptions &O) {
+static std::optional<trace::Trace> loadTraceFor(const TraceOptions &O) {
   auto T = loadTrace(O.TracePath);
   if (!T) {
     reportError(O.TracePath, llvm::toString(T.takeError()));
@@ -54,6 +56,33 @@ std::optional<trace::Trace> dd::driver::loadTraceFor(const TraceOptions &O) {
   for (const std::string &W : T->Warnings)
     reportWarning(O.TracePath, W);
   return std::move(*T);
+}
+
+std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O) {
+  auto Opts = buildOptionsFor(O);
+  if (!Opts)
+    return std::nullopt;
+  auto T = loadTraceFor(O);
+  if (!T)
+    return std::nullopt;
+  return CommandInput{*Opts, std::move(*T)};
+}
+
+llvm::Expected<graph::Graph>
+dd::driver::buildGraphTimed(const CommandInput &In, graph::BuildStats *Stats) {
+  PhaseTimer Timer("graph");
+  return graph::buildGraph(In.Trace, In.Build, Stats);
+}
+
+std::optional<graph::Graph>
+dd::driver::buildGraphFor(const TraceOptions &O, const CommandInput &In,
+                          graph::BuildStats *Stats) {
+  auto G = buildGraphTimed(In, Stats);
+  if (!G) {
+    reportError(O.TracePath, llvm::toString(G.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*G);
 }
 
 llvm::Expected<std::pair<int64_t, int64_t>>

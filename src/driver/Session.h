@@ -26,12 +26,23 @@ void reportWarning(std::string_view File, std::string_view Message);
 /// Loads a trace, with a progress line for slow loads.
 llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
 
-/// The graph options of a command (--window, --calibration); prints the
-/// error and returns nullopt for a bad value.
-std::optional<graph::BuildOptions> buildOptionsFor(const TraceOptions &O);
-/// Loads the command's trace, printing its warnings; prints the error and
-/// returns nullopt when it cannot be read.
-std::optional<trace::Trace> loadTraceFor(const TraceOptions &O);
+/// What every trace command starts from: its graph options and its trace.
+struct CommandInput {
+  graph::BuildOptions Build;
+  trace::Trace Trace;
+};
+/// Reads the command's graph options (--window, --calibration), then loads
+/// its trace, printing the trace's warnings; nullopt, the error printed, for
+/// a bad option or a trace that cannot be read.
+std::optional<CommandInput> loadInputFor(const TraceOptions &O);
+/// Builds the graph, timed as the "graph" phase.
+llvm::Expected<graph::Graph> buildGraphTimed(const CommandInput &In,
+                                             graph::BuildStats *Stats);
+/// buildGraphTimed, printing the error against the trace and returning
+/// nullopt when the graph cannot be built.
+std::optional<graph::Graph> buildGraphFor(const TraceOptions &O,
+                                          const CommandInput &In,
+                                          graph::BuildStats *Stats = nullptr);
 
 /// Parses a --window value "START:END" (microseconds from the trace start).
 llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
