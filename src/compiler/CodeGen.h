@@ -65,7 +65,6 @@ private:
   };
   uint16_t filterNode(FilterBuilder &B, ast::Expr *E);
   uint16_t filterMask(FilterBuilder &B, ast::Expr *E);
-  static bool dependsOnTask(ast::Expr *E);
 };
 
 } // namespace dd::compiler

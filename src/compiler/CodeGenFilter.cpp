@@ -15,44 +15,6 @@ using bc::FilterOp;
 using llvm::cast;
 using llvm::dyn_cast;
 
-bool CodeGen::dependsOnTask(ast::Expr *E) {
-  if (!E)
-    return false;
-  switch (E->Kind) {
-  case ast::NodeKind::Name:
-    return cast<ast::Name>(E)->Res.K == ast::Resolution::Property;
-  case ast::NodeKind::Member:
-    return dependsOnTask(cast<ast::Member>(E)->Object);
-  case ast::NodeKind::Unary:
-    return dependsOnTask(cast<ast::Unary>(E)->Operand);
-  case ast::NodeKind::Binary:
-    return dependsOnTask(cast<ast::Binary>(E)->Lhs) ||
-           dependsOnTask(cast<ast::Binary>(E)->Rhs);
-  case ast::NodeKind::Range:
-    return dependsOnTask(cast<ast::Range>(E)->Lo) ||
-           dependsOnTask(cast<ast::Range>(E)->Hi);
-  case ast::NodeKind::Index:
-    return dependsOnTask(cast<ast::Index>(E)->Object) ||
-           dependsOnTask(cast<ast::Index>(E)->Key);
-  case ast::NodeKind::Call: {
-    auto *C = cast<ast::Call>(E);
-    if (dependsOnTask(C->Callee))
-      return true;
-    for (ast::Argument &A : C->Args)
-      if (dependsOnTask(A.Value))
-        return true;
-    return false;
-  }
-  case ast::NodeKind::ListLit:
-    for (ast::Expr *X : cast<ast::ListLit>(E)->Elements)
-      if (dependsOnTask(X))
-        return true;
-    return false;
-  default:
-    return false;
-  }
-}
-
 static uint16_t add(bc::FilterProgram &P, bc::FilterNode N) {
   P.Nodes.push_back(N);
   return static_cast<uint16_t>(P.Nodes.size() - 1);
@@ -60,7 +22,7 @@ static uint16_t add(bc::FilterProgram &P, bc::FilterNode N) {
 
 uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
   using ast::BinaryOp;
-  if (!dependsOnTask(E)) {
+  if (!ast::mentionsTaskProperty(E)) {
     uint16_t Index = static_cast<uint16_t>(B.Captures.size());
     B.Captures.push_back(E);
     return add(B.Program, {FilterOp::Capture, 0, Index, 0});

@@ -117,7 +117,6 @@ private:
   // Select predicates (SemaPredicate.cpp).
   enum class PredShape { Mask, Column, Capture, Invalid };
   PredShape predicate(ast::Expr *E);
-  bool dependsOnTask(ast::Expr *E);
   void checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const);
 };
 

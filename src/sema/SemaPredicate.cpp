@@ -24,46 +24,6 @@ using llvm::cast;
 using llvm::dyn_cast;
 using bc::TypeKind;
 
-bool SemaImpl::dependsOnTask(ast::Expr *E) {
-  if (!E)
-    return false;
-  switch (E->Kind) {
-  case ast::NodeKind::Name:
-    return cast<ast::Name>(E)->Res.K == ast::Resolution::Property;
-  case ast::NodeKind::Member:
-    return dependsOnTask(cast<ast::Member>(E)->Object);
-  case ast::NodeKind::Call: {
-    auto *C = cast<ast::Call>(E);
-    if (dependsOnTask(C->Callee))
-      return true;
-    for (ast::Argument &A : C->Args)
-      if (dependsOnTask(A.Value))
-        return true;
-    return false;
-  }
-  case ast::NodeKind::Index:
-    return dependsOnTask(cast<ast::Index>(E)->Object) ||
-           dependsOnTask(cast<ast::Index>(E)->Key);
-  case ast::NodeKind::Unary:
-    return dependsOnTask(cast<ast::Unary>(E)->Operand);
-  case ast::NodeKind::Binary:
-    return dependsOnTask(cast<ast::Binary>(E)->Lhs) ||
-           dependsOnTask(cast<ast::Binary>(E)->Rhs);
-  case ast::NodeKind::Range:
-    return dependsOnTask(cast<ast::Range>(E)->Lo) ||
-           dependsOnTask(cast<ast::Range>(E)->Hi);
-  case ast::NodeKind::ListLit:
-    for (ast::Expr *X : cast<ast::ListLit>(E)->Elements)
-      if (dependsOnTask(X))
-        return true;
-    return false;
-  default:
-    // Lambdas, selects and inserts inside a predicate see no property
-    // names; literals see none either.
-    return false;
-  }
-}
-
 void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   auto *N = dyn_cast<ast::Name>(Prop);
   auto *S = dyn_cast<ast::StringLit>(Const);
@@ -94,7 +54,7 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
 
 SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
   using ast::BinaryOp;
-  if (!dependsOnTask(E))
+  if (!ast::mentionsTaskProperty(E))
     return PredShape::Capture;
   auto Unsupported = [&](ast::Expr *X, const std::string &What) {
     Diags.error(X->Range,
@@ -157,7 +117,7 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
       PredShape L = Operand(B->Lhs);
       if (L == PredShape::Invalid)
         return L;
-      if (dependsOnTask(B->Rhs))
+      if (ast::mentionsTaskProperty(B->Rhs))
         return Unsupported(B->Rhs, "a pattern or collection that depends on "
                                    "the task");
       if (L != PredShape::Column)

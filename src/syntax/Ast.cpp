@@ -4,6 +4,7 @@
 
 using namespace dd;
 using namespace dd::ast;
+using llvm::cast;
 
 const char *ast::binaryOpSpelling(BinaryOp Op) {
   switch (Op) {
@@ -385,6 +386,44 @@ struct Dumper {
 };
 
 } // namespace
+
+bool ast::mentionsTaskProperty(const Expr *E) {
+  if (!E)
+    return false;
+  switch (E->Kind) {
+  case NodeKind::Name:
+    return cast<Name>(E)->Res.K == Resolution::Property;
+  case NodeKind::Member:
+    return mentionsTaskProperty(cast<Member>(E)->Object);
+  case NodeKind::Unary:
+    return mentionsTaskProperty(cast<Unary>(E)->Operand);
+  case NodeKind::Binary:
+    return mentionsTaskProperty(cast<Binary>(E)->Lhs) ||
+           mentionsTaskProperty(cast<Binary>(E)->Rhs);
+  case NodeKind::Range:
+    return mentionsTaskProperty(cast<Range>(E)->Lo) ||
+           mentionsTaskProperty(cast<Range>(E)->Hi);
+  case NodeKind::Index:
+    return mentionsTaskProperty(cast<Index>(E)->Object) ||
+           mentionsTaskProperty(cast<Index>(E)->Key);
+  case NodeKind::Call: {
+    const auto *C = cast<Call>(E);
+    if (mentionsTaskProperty(C->Callee))
+      return true;
+    for (const Argument &A : C->Args)
+      if (mentionsTaskProperty(A.Value))
+        return true;
+    return false;
+  }
+  case NodeKind::ListLit:
+    for (const Expr *X : cast<ListLit>(E)->Elements)
+      if (mentionsTaskProperty(X))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
 
 std::string ast::dump(const Module &M) {
   Dumper D;

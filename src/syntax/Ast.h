@@ -498,6 +498,11 @@ private:
 /// A compact s-expression of a module, for tests.
 std::string dump(const Module &M);
 
+/// Whether E mentions a task property (a name Sema resolved as one): such an
+/// expression takes a value per task; the others are computed once. Lambdas,
+/// selects and inserts inside E see no property names.
+bool mentionsTaskProperty(const Expr *E);
+
 } // namespace dd::ast
 
 #endif
