@@ -28,17 +28,22 @@ static void renderOne(const SourceManager &SM, const Diagnostic &D,
   Out += "  ";
   Out += Line;
   Out += "\n  ";
-  // Tabs in the line keep their width in the caret line.
-  for (uint32_t C = 1; C < Begin.Column && C - 1 < Line.size(); ++C)
-    Out += Line[C - 1] == '\t' ? '\t' : ' ';
+  // Columns count bytes; the caret line counts characters, so that it
+  // stands under the right one after a multi-byte UTF-8 character (their
+  // continuation bytes take no column). Tabs keep their width.
+  auto Continues = [&](size_t I) {
+    return (static_cast<unsigned char>(Line[I]) & 0xC0) == 0x80;
+  };
+  size_t At = std::min<size_t>(Begin.Column - 1, Line.size());
+  for (size_t I = 0; I < At; ++I)
+    if (!Continues(I))
+      Out += Line[I] == '\t' ? '\t' : ' ';
   Out += '^';
-  uint32_t Len = D.Range.End > D.Range.Begin ? D.Range.End - D.Range.Begin : 1;
-  uint32_t Room = Line.size() >= Begin.Column
-                      ? static_cast<uint32_t>(Line.size()) - Begin.Column + 1
-                      : 1;
-  Len = std::min(Len, Room);
-  for (uint32_t I = 1; I < Len; ++I)
-    Out += '~';
+  size_t Len = D.Range.End > D.Range.Begin ? D.Range.End - D.Range.Begin : 1;
+  size_t Stop = std::min(At + Len, Line.size());
+  for (size_t I = At + 1; I < Stop; ++I)
+    if (!Continues(I))
+      Out += '~';
   Out += '\n';
 }
 

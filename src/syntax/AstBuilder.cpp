@@ -4,6 +4,10 @@
 
 #include "antlr4-runtime.h"
 
+#include "llvm/Support/ConvertUTF.h"
+
+#include <fmt/format.h>
+
 using namespace dd;
 using namespace dd::syntax;
 
@@ -299,7 +303,19 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                                      ast::AstContext &Ctx,
                                                      DiagEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
-  antlr4::ANTLRInputStream Input(SM.text(B));
+  // ANTLR decodes the text as UTF-8 and throws on a byte that is not.
+  const std::string &Text = SM.text(B);
+  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Text.data());
+  const llvm::UTF8 *At = Begin;
+  if (!llvm::isLegalUTF8String(&At, Begin + Text.size())) {
+    auto Offset = static_cast<uint32_t>(At - Begin);
+    Diags.error({B, Offset, Offset + 1},
+                fmt::format("invalid UTF-8 (byte 0x{:02x}): .dd files are "
+                            "UTF-8 text",
+                            static_cast<unsigned>(*At)));
+    return nullptr;
+  }
+  antlr4::ANTLRInputStream Input(Text);
   gen::DDScriptLexer Lexer(&Input);
   antlr4::CommonTokenStream Tokens(&Lexer);
   P Parser(&Tokens);

@@ -116,3 +116,30 @@ TEST_CASE("syntax errors: several per file, each with a caret") {
   CHECK(errorsOf("let x = insert kernel \"k\" on s frobnicate 3\n")
             .find("unknown insert clause 'frobnicate'") != std::string::npos);
 }
+
+TEST_CASE("a source that is not UTF-8 is an error at its first bad byte") {
+  // ANTLR throws on such bytes; the parser must say where they are instead.
+  std::string E = errorsOf("let a = 1\nlet b = \"x\xff\"\n");
+  CHECK(E.find("test.dd:2:11: error: invalid UTF-8 (byte 0xff)") !=
+        std::string::npos);
+  CHECK(E.find("  let b = \"x\xff\"\n            ^\n") != std::string::npos);
+  // A lone continuation byte, a truncated sequence, an encoded surrogate.
+  CHECK(errorsOf("\x80").find("1:1: error: invalid UTF-8 (byte 0x80)") !=
+        std::string::npos);
+  CHECK(errorsOf("let s = \"\xc3\"\n").find("1:10: error: invalid UTF-8") !=
+        std::string::npos);
+  CHECK(errorsOf("let s = \"\xed\xa0\x80\"\n")
+            .find("1:10: error: invalid UTF-8 (byte 0xed)") !=
+        std::string::npos);
+  // Valid multi-byte text parses.
+  CHECK(errorsOf("let s = \"h\xc3\xa9llo \xe2\x80\x94\"\n").empty());
+}
+
+TEST_CASE("the caret counts characters, not bytes, before it") {
+  // "é" and "—" take two and three bytes but one column on screen each: the
+  // column says byte 17, the caret stands under the 14th character.
+  std::string E = errorsOf("let s = \"\xc3\xa9\xe2\x80\x94\" = 3\n");
+  INFO(E);
+  CHECK(E.find("test.dd:1:17: error: unexpected '='") != std::string::npos);
+  CHECK(E.find("\n" + std::string(2 + 13, ' ') + "^\n") != std::string::npos);
+}
