@@ -7,7 +7,10 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 
 using namespace dd;
 using namespace dd::graph;
@@ -462,6 +465,41 @@ ResourceId BuildContext::streamLaunchedAfter(ResourceId Thread,
   return It == L.end() ? NoResource : It->second;
 }
 
+/// Why a graph's times cannot be simulated: the largest duration, gap or
+/// delay, which a damaged timestamp usually explains.
+static std::string tooLongMessage(const Graph &G) {
+  double Top = -1;
+  std::string What;
+  auto Task = [&](TaskId T) {
+    return fmt::format("{} '{}' on {}", taskKindName(G.Kind[T]), G.name(T),
+                       G.Resources[G.Res[T]].Name);
+  };
+  for (TaskId T = 0; T < G.numTasks(); ++T) {
+    if (!G.isLeaf(T) || G.isRemoved(T))
+      continue;
+    if (double D = std::fabs(double(G.Dur[T])); D > Top) {
+      Top = D;
+      What = fmt::format("{} lasts {:.3g} s", Task(T), D / 1e9);
+    }
+    if (double D = std::fabs(double(G.Gap[T])); D > Top) {
+      Top = D;
+      What = fmt::format("{} comes {:.3g} s after the task before it", Task(T),
+                         D / 1e9);
+    }
+  }
+  for (const Edge &E : G.Lowered)
+    if (double D = std::fabs(double(E.Delay)); D > Top) {
+      Top = D;
+      What = fmt::format("{} waits {:.3g} s on a {} dependency", Task(E.Dst),
+                         D / 1e9, edgeKindName(E.Kind));
+    }
+  return fmt::format("the trace's times add up to {:.3g} s, more than the "
+                     "{:.0f} years ddscript can simulate (a damaged "
+                     "timestamp?): {}",
+                     G.timeBound() / 1e9,
+                     double(MaxTime) / 1e9 / 86400 / 365.25, What);
+}
+
 llvm::Expected<Graph> graph::buildGraph(const trace::Trace &T,
                                         const BuildOptions &Opts,
                                         BuildStats *Stats) {
@@ -479,5 +517,7 @@ llvm::Expected<Graph> graph::buildGraph(const trace::Trace &T,
   if (!C.G.finalize(&Error))
     return fail("internal error: the inferred dependencies are circular: " +
                 Error);
+  if (!(C.G.timeBound() < double(MaxTime)))
+    return fail(tooLongMessage(C.G));
   return std::move(C.G);
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <functional>
 
 using namespace dd;
@@ -459,6 +460,16 @@ void Graph::lowerEdges() {
                          S.Delay + E.Delay});
     }
   }
+}
+
+double Graph::timeBound() const {
+  double Bound = 0;
+  for (TaskId T = 0; T < numTasks(); ++T)
+    if (isLeaf(T) && !isRemoved(T))
+      Bound += std::fabs(double(Dur[T])) + std::fabs(double(Gap[T]));
+  for (const Edge &E : Lowered)
+    Bound += std::fabs(double(E.Delay));
+  return Bound;
 }
 
 bool Graph::finalize(std::string *Error) {

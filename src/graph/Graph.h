@@ -226,6 +226,10 @@ public:
   /// resource order.
   bool finalize(std::string *Error = nullptr);
   bool finalized() const { return !Dirty; }
+  /// The sum of the live leaves' durations and gaps and the lowered edges'
+  /// delays (absolute values), after finalize: no time the simulator
+  /// computes exceeds it, so below MaxTime no sum overflows.
+  double timeBound() const;
   void markDirty() { Dirty = true; }
   /// Whether resource order and container leaves (leavesOf) are as of the
   /// last finalize but for tasks and edges added since: no removal and no

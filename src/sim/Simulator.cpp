@@ -162,12 +162,7 @@ llvm::Expected<SimResult> Engine::run() {
 
   // Every time is a sum of durations, gaps and delays along a path: when
   // all of them together stay under MaxTime, no sum can overflow.
-  double Bound = 0;
-  for (TaskId T = 0; T < N; ++T)
-    if (G.isLeaf(T) && !G.isRemoved(T))
-      Bound += std::fabs(double(G.Dur[T])) + std::fabs(double(G.Gap[T]));
-  for (const Edge &E : G.Lowered)
-    Bound += std::fabs(double(E.Delay));
+  double Bound = G.timeBound();
   if (!(Bound < double(MaxTime)))
     return makeError(fmt::format(
         "the graph's durations, gaps and delays add up to {:.3g} s, beyond "

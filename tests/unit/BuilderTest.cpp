@@ -278,4 +278,20 @@ TEST_CASE("traces ddscript cannot replay say why") {
   G = buildGraph(*T);
   REQUIRE_FALSE(static_cast<bool>(G));
   CHECK(llvm::toString(G.takeError()).find("CPU-only") != std::string::npos);
+
+  // A damaged timestamp: a kernel of 5e15 us (158 years) is more than the
+  // simulator's times can hold. The graph is refused, naming the kernel,
+  // rather than built for a replay that would fail as an internal error.
+  TraceWriter Long = trainingSteps();
+  Long.launch("cudaLaunchKernel", 1500, 5, "stuck_kernel", 1510, 5e15);
+  Json = Long.json();
+  T = trace::parseKinetoJson(Json, "x.json");
+  REQUIRE(static_cast<bool>(T));
+  G = buildGraph(*T);
+  REQUIRE_FALSE(static_cast<bool>(G));
+  std::string E = llvm::toString(G.takeError());
+  CHECK(E.find("more than the 146 years ddscript can simulate") !=
+        std::string::npos);
+  CHECK(E.find("kernel 'stuck_kernel' on GPU 0 stream 7 lasts 5e+09 s") !=
+        std::string::npos);
 }
