@@ -185,6 +185,10 @@ void Calibrator::startSide(TaskId X) {
   int64_t S = C.mStart(X);
   TaskId P = ResPred[X];
   int64_t ResSrc = P == NoTask ? C.W0 : C.mEnd(P);
+  if (P != NoTask && G.isGpu(X) && ResSrc - S > Tolerance) {
+    ++C.Stats.OverlappingGpu;
+    C.Stats.MaxGpuOverlap = std::max(C.Stats.MaxGpuOverlap, ResSrc - S);
+  }
   // Pick the binding constraint: the latest source, the resource on ties.
   int64_t Best = ResSrc;
   int64_t BestEdge = -1;

@@ -40,6 +40,10 @@ struct BuildStats {
   uint64_t CpuLeaves = 0, Containers = 0, GpuTasks = 0;
   uint64_t GpuWithoutLauncher = 0; ///< GPU work whose launch is not traced
   uint64_t OverlappingLeaves = 0;  ///< CPU calls overlapping on one thread
+  /// GPU work that starts over 2 us before the work before it on its stream
+  /// ends (the replay runs a stream's work one at a time), and the most.
+  uint64_t OverlappingGpu = 0;
+  int64_t MaxGpuOverlap = 0;
   uint64_t ClampedDelays = 0;      ///< measured order contradicted a dependency
   /// Inferred dependencies the measured times disprove, by edge kind.
   std::array<uint64_t, NumEdgeKinds> DroppedByKind{};

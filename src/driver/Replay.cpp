@@ -134,6 +134,12 @@ void printText(const std::string &Path, const graph::Graph &G,
                        "the times contradict by under 2 us\n",
                        Stats.GpuWithoutLauncher, Stats.OverlappingLeaves,
                        Stats.ClampedDelays);
+  if (Stats.OverlappingGpu)
+    Out +=
+        fmt::format("           {} GPU ops start before the one before "
+                    "them on their stream ends (by up to {}); the replay "
+                    "runs a stream's work one at a time\n",
+                    Stats.OverlappingGpu, formatDuration(Stats.MaxGpuOverlap));
   if (!Dropped.empty())
     Out += fmt::format("           inferred dependencies the times disprove "
                        "(dropped): {}\n",

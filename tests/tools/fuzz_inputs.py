@@ -3,9 +3,12 @@
 
 Each case takes a shipped input (a small Kineto trace from tests/data, a
 run.cupti fixture, or a model from stdlib/ and models/), damages it a few
-times (cuts it short, drops or repeats a range, swaps ranges, puts in a
-bracket, a quote, a stray byte, a huge or negative number, a different
-event kind), writes it out and runs the commands that read it. A command
+times and runs the commands that read it. --kind trace and dd edit the
+text (cut it short, drop, repeat or swap a range, put in a bracket, a
+quote, a stray byte, a huge or negative number, a different event kind);
+--kind events keeps the trace valid JSON and changes what its events say
+(times, correlation ids, threads, streams, kinds, names; events dropped
+or repeated); --kind cupti edits run.cupti bytes. A command
 may accept the input (exit 0) or reject it (exit 2, one line naming the
 file); anything else is a finding: a signal, an internal error (exit 3),
 a sanitizer report, or no answer within --timeout seconds.
@@ -14,7 +17,7 @@ Cases are numbered and seeded, so a finding is reproduced by its seed and
 number; the damaged input is kept in --work/found. Build with
 -fsanitize=address,undefined to catch memory errors too (docs: tests).
 
-Usage: fuzz_inputs.py --ddscript build/ddscript --kind trace|cupti|dd
+Usage: fuzz_inputs.py --ddscript build/ddscript --kind trace|events|cupti|dd
                       [--count 200] [--seed 1] [--jobs 2] [--cupti DIR]
                       [--work DIR] [--timeout 30]
 Exits 1 when there is a finding.
@@ -23,6 +26,7 @@ Exits 1 when there is a finding.
 import argparse
 import concurrent.futures as cf
 import gzip
+import json
 import os
 import random
 import re
@@ -117,6 +121,68 @@ def mutate_binary(data, rnd):
     return bytes(d)
 
 
+SPECIAL_NAMES = ["ProfilerStep#7", "Optimizer.step#SGD.step", "cudaStreamSynchronize",
+                 "cudaDeviceSynchronize", "cudaEventRecord", "cudaStreamWaitEvent",
+                 "cudaEventSynchronize", "cudaMemcpyAsync", "cudaGraphLaunch",
+                 "cudaLaunchKernel", "ncclKernel_AllReduce_RING_LL_Sum_float",
+                 "Memcpy HtoD (Pageable -> Device)", "aten::linear",
+                 "autograd::engine::evaluate_function: AddmmBackward0", "[memory]", ""]
+CATEGORIES = ["kernel", "cpu_op", "cuda_runtime", "cuda_driver", "gpu_memcpy",
+              "gpu_memset", "user_annotation", "gpu_user_annotation", "ac2g",
+              "fwdbwd", "cuda_sync", "python_function", "Trace", "Kernel",
+              "Runtime", "Operator", "async", "unknown"]
+
+
+def mutate_events(data, rnd):
+    """Edits of a trace's meaning that keep it valid JSON: times, links,
+    kinds, names, threads and streams of a few events; events dropped or
+    repeated."""
+    doc = json.loads(data)
+    events = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not events:
+        return data
+    for _ in range(rnd.randint(1, 6)):
+        i = rnd.randrange(len(events))
+        e = events[i]
+        if not isinstance(e, dict):
+            continue
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        op = rnd.randrange(11)
+        other = events[rnd.randrange(len(events))]
+        other = other if isinstance(other, dict) else {}
+        if op == 0:
+            e["ts"] = rnd.choice([0, -1, other.get("ts", 0), e.get("ts", 0) + 1,
+                                  e.get("ts", 0) - 1000, 1e12, 1.5])
+        elif op == 1:
+            e["dur"] = rnd.choice([0, -5, 1e9, e.get("dur", 0) * 100, 0.001])
+        elif op == 2:
+            args["correlation"] = (other.get("args") or {}).get(
+                "correlation", rnd.randrange(100))
+            e["args"] = args
+        elif op == 3:
+            e["tid"] = rnd.choice([other.get("tid", 0), 0, "stream 7", "x", -1])
+        elif op == 4:
+            e["ph"] = rnd.choice(["X", "B", "E", "i", "s", "f", "M", "C", "b", "e"])
+        elif op == 5:
+            e["cat"] = rnd.choice(CATEGORIES)
+        elif op == 6:
+            e["name"] = rnd.choice(SPECIAL_NAMES)
+        elif op == 7:
+            args["stream"] = rnd.choice([0, 7, 8, -1, "7"])
+            args["device"] = rnd.choice([0, 1, 7, -1])
+            e["args"] = args
+        elif op == 8:
+            events.insert(rnd.randrange(len(events) + 1), dict(e))
+        elif op == 9:
+            del events[i]
+        else:
+            e.pop(rnd.choice(["ts", "dur", "ph", "cat", "name", "pid", "tid",
+                              "args", "id"]), None)
+        if not events:
+            break
+    return json.dumps(doc).encode()
+
+
 def read_input(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -142,9 +208,11 @@ class Fuzzer:
         rnd = random.Random(a.seed * 1000003 + k)
         tag = "%s-%d-%d" % (a.kind, a.seed, k)
         dd = a.ddscript
-        if a.kind == "trace":
+        if a.kind in ("trace", "events"):
             src = os.path.join(DATA, rnd.choice(TRACES))
-            data = mutate_text(read_input(src), JSON_TOKENS, rnd)
+            data = read_input(src)
+            data = mutate_text(data, JSON_TOKENS, rnd) if a.kind == "trace" \
+                else mutate_events(data, rnd)
             name = tag + ".json"
             if rnd.random() < 0.2:
                 data, name = gzip.compress(data), name + ".gz"
@@ -203,7 +271,7 @@ class Fuzzer:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ddscript", required=True)
-    ap.add_argument("--kind", choices=["trace", "cupti", "dd"], required=True)
+    ap.add_argument("--kind", choices=["trace", "events", "cupti", "dd"], required=True)
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
