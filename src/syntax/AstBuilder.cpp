@@ -142,7 +142,8 @@ bool AstBuilder::enter(antlr4::ParserRuleContext *C) {
   }
   if (!ReportedDepth)
     Diags.error(range(C), "nested more than " + std::to_string(MaxNesting) +
-                              " levels deep (expressions and blocks)");
+                              " levels deep (expressions and blocks; a chain "
+                              "of operators is one level per operator)");
   ReportedDepth = true;
   return false;
 }
@@ -356,5 +357,7 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   for (P::StmtContext *S : Tree->stmt())
     if (ast::Stmt *St = Builder.buildStmt(S))
       M->Body.push_back(St);
+  if (Builder.nestedTooDeep())
+    return nullptr;
   return M;
 }

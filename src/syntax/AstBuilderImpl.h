@@ -27,6 +27,10 @@ public:
   /// (once per module).
   static constexpr unsigned MaxNesting = 256;
 
+  /// Whether something nested too deep: the AST has stand-ins there, and
+  /// the checks after the builder would report errors about them.
+  bool nestedTooDeep() const { return ReportedDepth; }
+
   ast::Stmt *buildStmt(P::StmtContext *C);
   ast::Expr *buildExpr(P::ExprContext *C);
   void buildBlock(P::BlockContext *C, ast::Block &Out);
