@@ -4,6 +4,10 @@
 
 using namespace dd;
 
+/// Source lines longer than this (in bytes) are shown in part, around the
+/// caret.
+static constexpr size_t MaxShownLine = 150;
+
 static const char *severityName(Severity S) {
   switch (S) {
   case Severity::Error: return "error";
@@ -25,21 +29,41 @@ static void renderOne(const SourceManager &SM, const Diagnostic &D,
          std::to_string(Begin.Column) + ": " + severityName(D.Level) + ": " +
          D.Message + "\n";
   std::string_view Line = SM.lineText(D.Range.Buffer, Begin.Line);
+  size_t At = std::min<size_t>(Begin.Column - 1, Line.size());
+  size_t Len = D.Range.End > D.Range.Begin ? D.Range.End - D.Range.Begin : 1;
+  auto Continues = [&](size_t I) {
+    return I < Line.size() &&
+           (static_cast<unsigned char>(Line[I]) & 0xC0) == 0x80;
+  };
+  // A long line (generated code) is shown around the caret, not whole.
+  std::string_view Before, After;
+  if (Line.size() > MaxShownLine) {
+    size_t From = At > MaxShownLine / 3 ? At - MaxShownLine / 3 : 0;
+    size_t To = std::min(Line.size(), From + MaxShownLine);
+    while (From > 0 && Continues(From))
+      --From;
+    while (To < Line.size() && Continues(To))
+      ++To;
+    if (From > 0)
+      Before = "...";
+    if (To < Line.size())
+      After = "...";
+    Line = Line.substr(From, To - From);
+    At -= From;
+  }
   Out += "  ";
+  Out += Before;
   Out += Line;
+  Out += After;
   Out += "\n  ";
+  Out.append(Before.size(), ' ');
   // Columns count bytes; the caret line counts characters, so that it
   // stands under the right one after a multi-byte UTF-8 character (their
   // continuation bytes take no column). Tabs keep their width.
-  auto Continues = [&](size_t I) {
-    return (static_cast<unsigned char>(Line[I]) & 0xC0) == 0x80;
-  };
-  size_t At = std::min<size_t>(Begin.Column - 1, Line.size());
   for (size_t I = 0; I < At; ++I)
     if (!Continues(I))
       Out += Line[I] == '\t' ? '\t' : ' ';
   Out += '^';
-  size_t Len = D.Range.End > D.Range.Begin ? D.Range.End - D.Range.Begin : 1;
   size_t Stop = std::min(At + Len, Line.size());
   for (size_t I = At + 1; I < Stop; ++I)
     if (!Continues(I))

@@ -143,3 +143,27 @@ TEST_CASE("the caret counts characters, not bytes, before it") {
   CHECK(E.find("test.dd:1:17: error: unexpected '='") != std::string::npos);
   CHECK(E.find("\n" + std::string(2 + 13, ' ') + "^\n") != std::string::npos);
 }
+
+TEST_CASE("a long line is shown around the caret") {
+  // 400 terms then a stray '=': the error is at byte 8 + 399 * 4 + 2.
+  std::string Src = "let x = 1";
+  for (int I = 1; I < 400; ++I)
+    Src += " + 1";
+  Src += " = 2\n";
+  std::string E = errorsOf(Src);
+  INFO(E);
+  size_t Col = Src.find(" = 2") + 2;
+  CHECK(E.find("test.dd:1:" + std::to_string(Col) +
+               ": error: unexpected '='") != std::string::npos);
+  // The line is cut to 150 bytes, with "..." where it was cut, and the
+  // caret still stands under the '='.
+  size_t Shown = E.find("\n  ...") + 3;
+  REQUIRE(Shown != std::string::npos + 3);
+  size_t ShownEnd = E.find('\n', Shown);
+  std::string ShownLine = E.substr(Shown, ShownEnd - Shown);
+  CHECK(ShownLine.size() <= 150 + 6);
+  size_t CaretEnd = E.find('\n', ShownEnd + 1);
+  std::string Caret = E.substr(ShownEnd + 1, CaretEnd - ShownEnd - 1);
+  REQUIRE(Caret.back() == '^');
+  CHECK(ShownLine[Caret.size() - 3] == '='); // both lines are indented by 2
+}
