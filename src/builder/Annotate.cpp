@@ -217,16 +217,30 @@ static void assignLayers(BuildContext &C) {
     std::stable_sort(Order.begin(), Order.end(), [&](TaskId A, TaskId B) {
       return C.mStart(A) < C.mStart(B);
     });
+    // Whether an operator encloses X, remembered along each walk up so that
+    // deep nesting costs one walk, not one per task.
+    std::vector<int8_t> OpAbove(G.numTasks(), -1);
+    llvm::SmallVector<TaskId, 16> Path;
+    auto HasOpAbove = [&](TaskId X) {
+      Path.clear();
+      bool Found = false;
+      for (TaskId P = G.Parent[X]; P != NoTask; P = G.Parent[P]) {
+        if (G.Kind[P] == TaskKind::CpuOp || OpAbove[P] >= 0) {
+          Found = G.Kind[P] == TaskKind::CpuOp || OpAbove[P] == 1;
+          break;
+        }
+        Path.push_back(P);
+      }
+      for (TaskId P : Path)
+        OpAbove[P] = Found;
+      return Found;
+    };
     for (TaskId X : Order) {
       int32_t It = G.IterationOf[X];
       if (It < 0 || G.Kind[X] != TaskKind::CpuOp ||
           G.PhaseOf[X] != Phase::Forward)
         continue;
-      bool TopLevel = true;
-      for (TaskId P = G.Parent[X]; P != NoTask; P = G.Parent[P])
-        if (G.Kind[P] == TaskKind::CpuOp)
-          TopLevel = false;
-      if (!TopLevel)
+      if (HasOpAbove(X))
         continue;
       std::string_view N = G.name(X);
       if (startsWith(N, "aten::"))

@@ -155,6 +155,35 @@ TEST_CASE("phases and layers follow the operator hierarchy") {
   CHECK(G.IterationOf[named(G, "sgemm_fwd", 1)] == 1);
 }
 
+TEST_CASE("only the outermost of nested operators names a layer") {
+  // aten::outer holds a 2,000-deep nest of aten::inner, with a launch at
+  // the bottom; aten::after comes next. The nest is walked once, not once
+  // per operator (which took seconds for 100,000 levels).
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 10000);
+  W.cpu("cpu_op", "aten::outer", 10, 5000);
+  const int Depth = 2000;
+  for (int I = 0; I < Depth; ++I)
+    W.cpu("cpu_op", "aten::inner", 11 + I * 0.001, 4000 - I * 0.001);
+  W.launch("cudaLaunchKernel", 20, 5, "k_outer", 30, 100);
+  W.cpu("cpu_op", "aten::after", 6000, 100);
+  W.launch("cudaLaunchKernel", 6010, 5, "k_after", 6020, 100);
+  W.cpu("user_annotation", "ProfilerStep#2", 10000, 10000);
+  W.launch("cudaLaunchKernel", 10010, 5, "k_next", 10020, 100);
+  Built B = build(W);
+  const Graph &G = B.G;
+  LayerId Outer = G.LayerOf[named(G, "aten::outer")];
+  REQUIRE(Outer != NoLayer);
+  CHECK(G.Layers[Outer].Name == "outer#1");
+  CHECK(G.LayerOf[named(G, "aten::inner", Depth - 1)] == Outer);
+  CHECK(G.LayerOf[named(G, "k_outer")] == Outer);
+  LayerId After = G.LayerOf[named(G, "aten::after")];
+  REQUIRE(After != NoLayer);
+  CHECK(G.Layers[After].Name == "after#1");
+  for (const auto &L : G.Layers)
+    CHECK(L.Name.find("inner") == std::string::npos);
+}
+
 TEST_CASE("operators carry their input bytes; containers their leaves") {
   TraceWriter W;
   W.cpu("user_annotation", "ProfilerStep#1", 0, 1000);
