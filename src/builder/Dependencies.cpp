@@ -403,37 +403,79 @@ static void addWakeEdges(BuildContext &C) {
       MaxEnd[R].push_back(M);
     }
   }
+  // The leaves that resumed a thread after an idle spell, in thread order.
+  struct Resume {
+    TaskId X;
+    ResourceId A;
+    int64_t Start, IdleFrom;
+    TaskId Waker = NoTask;
+  };
+  std::vector<Resume> Resumes;
   for (ResourceId A : Threads) {
     const auto &Leaves = C.ThreadLeaves[A];
     for (size_t I = 0; I < Leaves.size(); ++I) {
-      TaskId X = Leaves[I];
-      int64_t Start = C.mStart(X);
+      int64_t Start = C.mStart(Leaves[I]);
       int64_t IdleFrom = I ? C.mEnd(Leaves[I - 1]) : C.W0;
-      if (Start - IdleFrom < MinIdle)
-        continue;
-      TaskId Best = NoTask;
-      int64_t BestEnd = INT64_MIN;
-      for (ResourceId B : Threads) {
-        if (B == A)
-          continue;
-        const auto &M = MaxEnd[B];
-        // Last leaf of B whose running max end is <= Start.
-        size_t K = std::upper_bound(M.begin(), M.end(), Start) - M.begin();
-        if (K == 0)
-          continue;
-        TaskId Cand = C.ThreadLeaves[B][K - 1];
-        int64_t End = C.mEnd(Cand);
-        if (End > Start || End < IdleFrom || Start - End > MaxLatency)
-          continue;
-        if (End > BestEnd) {
-          BestEnd = End;
-          Best = Cand;
-        }
-      }
-      if (Best != NoTask)
-        C.addEdge(Best, X, EdgeKind::Wake, Anchor::EndToStart);
+      if (Start - IdleFrom >= MinIdle)
+        Resumes.push_back({Leaves[I], A, Start, IdleFrom});
     }
   }
+  // Each is woken by the latest end, within MaxLatency before it, among the
+  // other threads' last leaves to end by then (per thread, the last leaf
+  // whose running maximum end is not after the start; the lower thread on
+  // ties). The resumes are taken in time order, so that only threads with
+  // leaves in the last MaxLatency are searched: a trace with many threads
+  // that each ran a while costs what its concurrency does.
+  std::vector<uint32_t> ByStart(Resumes.size());
+  for (uint32_t I = 0; I < ByStart.size(); ++I)
+    ByStart[I] = I;
+  std::stable_sort(ByStart.begin(), ByStart.end(), [&](uint32_t P, uint32_t Q) {
+    return Resumes[P].Start < Resumes[Q].Start;
+  });
+  std::vector<ResourceId> ByFirstEnd = Threads;
+  std::stable_sort(ByFirstEnd.begin(), ByFirstEnd.end(),
+                   [&](ResourceId P, ResourceId Q) {
+                     return MaxEnd[P].front() < MaxEnd[Q].front();
+                   });
+  std::vector<ResourceId> Active;
+  size_t NextThread = 0;
+  for (uint32_t RI : ByStart) {
+    Resume &Q = Resumes[RI];
+    while (NextThread < ByFirstEnd.size() &&
+           MaxEnd[ByFirstEnd[NextThread]].front() <= Q.Start)
+      Active.push_back(ByFirstEnd[NextThread++]);
+    int64_t BestEnd = INT64_MIN;
+    ResourceId BestThread = NoResource;
+    for (size_t J = 0; J < Active.size();) {
+      ResourceId B = Active[J];
+      const auto &M = MaxEnd[B];
+      if (M.back() < Q.Start - MaxLatency) {
+        // Ended too long ago for this resume and every later one.
+        Active[J] = Active.back();
+        Active.pop_back();
+        continue;
+      }
+      ++J;
+      if (B == Q.A)
+        continue;
+      // Last leaf of B whose running max end is <= Start.
+      size_t K = std::upper_bound(M.begin(), M.end(), Q.Start) - M.begin();
+      if (K == 0)
+        continue;
+      TaskId Cand = C.ThreadLeaves[B][K - 1];
+      int64_t End = C.mEnd(Cand);
+      if (End > Q.Start || End < Q.IdleFrom || Q.Start - End > MaxLatency)
+        continue;
+      if (End > BestEnd || (End == BestEnd && B < BestThread)) {
+        BestEnd = End;
+        BestThread = B;
+        Q.Waker = Cand;
+      }
+    }
+  }
+  for (const Resume &Q : Resumes)
+    if (Q.Waker != NoTask)
+      C.addEdge(Q.Waker, Q.X, EdgeKind::Wake, Anchor::EndToStart);
 }
 
 static void addFwdBwdEdges(BuildContext &C) {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <functional>
 #include <string>
 
 using namespace dd;
@@ -264,6 +265,59 @@ TEST_CASE("queue-full: a launch blocks until work deep in the queue ends") {
   // It returns when kernel 199 ends: 200 kernels of 50 us after 10 us.
   CHECK(R->End[Last] >= 10'000'000);
   CHECK(R->End[Last] <= 10'030'000);
+}
+
+namespace {
+TaskId wakerOf(const Graph &G, TaskId X) {
+  for (const Edge &E : G.Edges)
+    if (E.Kind == EdgeKind::Wake && E.Dst == X)
+      return E.Src;
+  return NoTask;
+}
+
+TraceWriter twoStepsWith(const std::function<void(TraceWriter &)> &Fill) {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 50000);
+  W.launch("cudaLaunchKernel", 10, 5, "k1", 20, 10);
+  Fill(W);
+  W.cpu("user_annotation", "ProfilerStep#2", 50000, 1000);
+  W.launch("cudaLaunchKernel", 50010, 5, "k2", 50020, 10);
+  return W;
+}
+} // namespace
+
+TEST_CASE("wake: a resumed thread follows the latest end on another thread") {
+  Built B = build(twoStepsWith([](TraceWriter &W) {
+    W.cpu("cpu_op", "a1", 100, 100, 1);
+    W.cpu("cpu_op", "a2", 1000, 50, 1); // idle 800 us: what woke it?
+    W.cpu("cpu_op", "b1", 300, 600, 2); // ends at 900
+    W.cpu("cpu_op", "c1", 400, 450, 3); // ends at 850
+    W.cpu("cpu_op", "d1", 100, 850, 4); // ends at 950: the waker
+    W.cpu("cpu_op", "d2", 960, 140, 4); // ends after a2 starts
+    W.cpu("cpu_op", "e1", 100, 50, 5);  // ended before a1 did
+  }));
+  const Graph &G = B.G;
+  CHECK(wakerOf(G, named(G, "a2")) == named(G, "d1"));
+}
+
+TEST_CASE("wake: thousands of short-lived threads each find their waker") {
+  // Thread 100+i runs one op at 100+13*i us: each follows the one before
+  // it (the first, the step's launch), and the main thread, idle until
+  // 40 ms, follows the last.
+  const int N = 3000;
+  Built B = build(twoStepsWith([&](TraceWriter &W) {
+    for (int I = 0; I < N; ++I)
+      W.cpu("cpu_op", fmt::format("op{}", I), 100 + 13 * I, 5, 100 + I);
+    W.cpu("cpu_op", "main_resumes", 40000, 10, 1);
+  }));
+  const Graph &G = B.G;
+  CHECK(wakerOf(G, named(G, "op0")) == named(G, "cudaLaunchKernel"));
+  for (int I : {1, 2, 1500, N - 1})
+    CHECK(wakerOf(G, named(G, fmt::format("op{}", I))) ==
+          named(G, fmt::format("op{}", I - 1)));
+  CHECK(wakerOf(G, named(G, "main_resumes")) ==
+        named(G, fmt::format("op{}", N - 1)));
+  CHECK(B.Stats.EdgesByKind[unsigned(EdgeKind::Wake)] == N + 1);
 }
 
 TEST_CASE("event record and stream wait link two streams") {
