@@ -10,12 +10,76 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 
 using namespace dd::driver;
 
 namespace {
+
+/// A whole number from Min to Max, said plainly when it is not one.
+CLI::Validator wholeNumber(uint64_t Min, uint64_t Max) {
+  return CLI::Validator(
+      [Min, Max](std::string &S) -> std::string {
+        uint64_t V = 0;
+        bool Ok = !S.empty() && S.size() <= 20;
+        for (char Ch : S)
+          Ok = Ok && Ch >= '0' && Ch <= '9';
+        if (Ok) {
+          errno = 0;
+          V = std::strtoull(S.c_str(), nullptr, 10);
+          Ok = errno == 0;
+        }
+        if (Ok && V >= Min && V <= Max)
+          return {};
+        return "expected a whole number from " + std::to_string(Min) + " to " +
+               std::to_string(Max) + ", got '" + S + "'";
+      },
+      "NUMBER");
+}
+
+/// --format: text or json, in any case.
+CLI::Validator formatName() {
+  return CLI::Validator(
+      [](std::string &S) -> std::string {
+        std::string L = CLI::detail::to_lower(S);
+        if (L == "text" || L == "json") {
+          S = std::to_string(static_cast<int>(
+              L == "json" ? OutputFormat::Json : OutputFormat::Text));
+          return {};
+        }
+        return "expected text or json, got '" + S + "'";
+      },
+      "text|json");
+}
+
+/// Usage errors in the one-line error format, with where to find help.
+std::string usageError(const CLI::App *App, const CLI::Error &E) {
+  // The message is the top command's; the help to point at is that of the
+  // command the user gave.
+  std::string Cmd = "ddscript";
+  const CLI::App *At = App;
+  while (!At->get_subcommands().empty()) {
+    At = At->get_subcommands().front();
+    Cmd += " " + At->get_name();
+  }
+  std::string Msg = E.what();
+  if (At == App && App->get_subcommands().empty()) {
+    std::string Commands;
+    for (const CLI::App *Sub : App->get_subcommands({}))
+      Commands += (Commands.empty() ? "" : ", ") + Sub->get_name();
+    std::vector<std::string> Rest = App->remaining();
+    if (!Rest.empty() && !Rest.front().empty() && Rest.front()[0] != '-')
+      Msg =
+          "unknown command '" + Rest.front() + "' (commands: " + Commands + ")";
+    else if (Msg == "A subcommand is required")
+      Msg = "give a command: " + Commands;
+  }
+  return "ddscript: error: " + Msg + "\n(see '" + Cmd + " --help')\n";
+}
 
 void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
   Cmd->add_option("--trace,-t", O.TracePath,
@@ -36,10 +100,7 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
                   "shows how much the dependencies explain)")
       ->check(CLI::IsMember({"exact", "typical"}));
   Cmd->add_option("--format", O.Format, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
-                                              {"json", OutputFormat::Json}},
-          CLI::ignore_case));
+      ->transform(formatName());
 }
 
 void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
@@ -69,6 +130,7 @@ int main(int argc, char **argv) {
 
   CLI::App App{"ddscript: predict what an optimization does to DNN training "
                "time, from one profiled run"};
+  App.failure_message(usageError);
   App.require_subcommand(1);
   App.set_version_flag("--version", "ddscript 0.1.0");
   App.fallthrough();
@@ -88,9 +150,11 @@ int main(int argc, char **argv) {
       "replay", "Replay iterations of a trace: measured vs replayed time and "
                 "the critical path");
   addTraceOptions(ReplayCmd, Replay, true);
-  ReplayCmd->add_option("--diverging", Replay.Diverging,
-                        "Also list the first N tasks whose replayed start "
-                        "differs from the trace, with what bound them");
+  ReplayCmd
+      ->add_option("--diverging", Replay.Diverging,
+                   "Also list the first N tasks whose replayed start "
+                   "differs from the trace, with what bound them")
+      ->check(wholeNumber(0, UINT32_MAX));
   addOutputOptions(ReplayCmd, Replay);
   ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
 
@@ -110,7 +174,7 @@ int main(int argc, char **argv) {
   RunCmd
       ->add_option("--max-steps", RunModel.MaxSteps,
                    "Stop a model after this many VM steps")
-      ->check(CLI::PositiveNumber);
+      ->check(wholeNumber(1, UINT64_MAX / 2));
   addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] { std::exit(runModel(RunModel, RunTrace)); });
 
@@ -132,10 +196,7 @@ int main(int argc, char **argv) {
       "models", "List the models `ddscript run NAME` finds (the standard "
                 "library and DDSCRIPT_PATH), with their parameters");
   ModelsCmd->add_option("--format", ModelsFormat, "Output format: text or json")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, OutputFormat>{{"text", OutputFormat::Text},
-                                              {"json", OutputFormat::Json}},
-          CLI::ignore_case));
+      ->transform(formatName());
   ModelsCmd->callback([&] { std::exit(runModels(ModelsFormat)); });
 
   TraceOptions Memory;
@@ -144,9 +205,11 @@ int main(int argc, char **argv) {
                 "replayed, live blocks by class, per-iteration pattern, "
                 "headroom");
   addTraceOptions(MemoryCmd, Memory, true);
-  MemoryCmd->add_option("--top", Memory.Top,
-                        "How many of the largest blocks live at the peak to "
-                        "list (default 10)");
+  MemoryCmd
+      ->add_option("--top", Memory.Top,
+                   "How many of the largest blocks live at the peak to "
+                   "list (default 10)")
+      ->check(wholeNumber(0, 1'000'000));
   MemoryCmd->callback([&] { std::exit(runMemory(Memory)); });
   CLI::App *RecordCmd = App.add_subcommand(
       "record", "Run a command under ddscript's CUPTI collector and write a "
@@ -158,12 +221,12 @@ int main(int argc, char **argv) {
       ->add_option("--skip", Record.Skip,
                    "Skip the first N iterations (NVTX ranges named "
                    "ProfilerStep#N)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wholeNumber(0, INT32_MAX));
   RecordCmd
       ->add_option("--iterations", Record.Iterations,
                    "Record K iterations, then stop (default: until "
                    "the command exits)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wholeNumber(0, INT32_MAX));
   RecordCmd->add_flag("--profiler-api", Record.ProfilerApi,
                       "Record only between cudaProfilerStart and "
                       "cudaProfilerStop (torch.cuda.profiler.start/stop)");
