@@ -52,6 +52,10 @@ std::optional<std::string> dd::driver::findModel(const std::string &Name,
       Looked += (Looked.empty() ? "" : ", ") + D;
     }
   }
+  if (HasSlash && fs::is_directory(Name)) {
+    Error = "no model '" + Name + "' (a directory: give a .dd file)";
+    return std::nullopt;
+  }
   Error = "no model '" + Name + "'" +
           (HasSlash ? std::string(" (no such file)")
                     : " (not a file here; not in " +
