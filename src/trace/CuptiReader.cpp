@@ -84,6 +84,10 @@ private:
   R decodeAs(RecordType Ty, const unsigned char *P, uint32_t Size);
   void checkString(uint32_t Id) const;
   [[noreturn]] void corrupt(const std::string &Why) const;
+  /// Ids a damaged file could set to anything: correlation and context ids
+  /// key maps here and must stay clear of the keys those maps reserve, and
+  /// a device must be a GPU index.
+  template <class R> void checkIds(const R &Rec) const;
 
   // --- Second pass. ---
   int64_t ClockOffset = 0; ///< Unix ns minus CUPTI ns
@@ -122,6 +126,24 @@ std::string withArticle(std::string_view Name) {
   bool Vowel = !Name.empty() && std::string_view("AEIOUaeiou").find(Name[0]) !=
                                     std::string_view::npos;
   return (Vowel ? "an " : "a ") + std::string(Name);
+}
+
+template <class R> void CuptiParser::checkIds(const R &Rec) const {
+  constexpr uint32_t Reserved = ~0u - 1; // DenseMap's tombstone, then empty
+  if constexpr (requires { Rec.Correlation; })
+    if (Rec.Correlation >= Reserved)
+      corrupt("correlation id " + std::to_string(Rec.Correlation) +
+              " is out of range");
+  if constexpr (requires { Rec.Context; })
+    if (Rec.Context >= Reserved)
+      corrupt("context id " + std::to_string(Rec.Context) + " is out of range");
+  // A host allocation's device is not one.
+  if constexpr (requires { Rec.Device; } &&
+                !std::is_same_v<R, fmt_::MemoryRecord>)
+    if (Rec.Device > MaxDeviceIndex)
+      corrupt("device " + std::to_string(Rec.Device) +
+              " is not a GPU index (0 to " + std::to_string(MaxDeviceIndex) +
+              ")");
 }
 
 void CuptiParser::corrupt(const std::string &Why) const {
@@ -203,6 +225,7 @@ void CuptiParser::readRecords() {
     }
     ++Records;
     auto Push = [&](auto &Vec, auto Rec) {
+      checkIds(Rec);
       Order.push_back({Ty, static_cast<uint32_t>(Vec.size())});
       Vec.push_back(std::move(Rec));
     };
@@ -224,11 +247,16 @@ void CuptiParser::readRecords() {
     case RecordType::Device: {
       auto R = decodeAs<fmt_::DeviceRecord>(Ty, P, Size);
       checkString(R.NameStr);
+      if (R.Id > MaxDeviceIndex)
+        corrupt("device " + std::to_string(R.Id) +
+                " is not a GPU index (0 to " + std::to_string(MaxDeviceIndex) +
+                ")");
       Devices.push_back(R);
       break;
     }
     case RecordType::Context: {
       auto R = decodeAs<fmt_::ContextRecord>(Ty, P, Size);
+      checkIds(R);
       ContextDevice[R.Context] = static_cast<int32_t>(R.Device);
       break;
     }
@@ -280,6 +308,7 @@ void CuptiParser::readRecords() {
       break;
     case RecordType::ExternalCorrelation: {
       auto R = decodeAs<fmt_::ExternalCorrelationRecord>(Ty, P, Size);
+      checkIds(R);
       // Prefer the lowest kind (CUSTOM0 is what PyTorch pushes op ids as).
       auto [It, New] =
           External.try_emplace(R.Correlation, R.Kind, R.ExternalId);

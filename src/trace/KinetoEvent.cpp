@@ -154,11 +154,17 @@ std::string_view strOf(od::value V) {
 
 std::optional<int64_t> integerOf(od::value V) {
   od::json_type Ty = V.type();
+  std::optional<int64_t> I;
   if (Ty == od::json_type::number)
-    return parseScaledDecimal(trimToken(V.raw_json_token()), 0);
-  if (Ty == od::json_type::string)
-    return parseScaledDecimal(strOf(V), 0);
-  return std::nullopt;
+    I = parseScaledDecimal(trimToken(V.raw_json_token()), 0);
+  else if (Ty == od::json_type::string)
+    I = parseScaledDecimal(strOf(V), 0);
+  // The two extremes are no one's id, size or count: INT64_MIN is NoValue,
+  // and both are keys the maps keyed by ids (correlation, sequence number)
+  // reserve. They read as absent, like a value that is not a number.
+  if (I && (*I == INT64_MIN || *I == INT64_MAX))
+    return std::nullopt;
+  return I;
 }
 
 /// The parse proper, with internal linkage (see strOf).

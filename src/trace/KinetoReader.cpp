@@ -193,6 +193,11 @@ void KinetoParser::commitInterval(ParsedEvent &S, llvm::ArrayRef<Arg> EventArgs,
     int64_t Device = S.Device;
     if (Device == NoValue)
       Device = parseScaledDecimal(S.Pid, 0).value_or(0);
+    if (Device < -1 || Device > MaxDeviceIndex)
+      throw ReadError{"GPU event '" + std::string(S.Name.substr(0, 60)) +
+                      "' is on device " + std::to_string(Device) +
+                      ", not a GPU index (0 to " +
+                      std::to_string(MaxDeviceIndex) + ")"};
     int64_t Stream = S.Stream;
     if (Stream == NoValue) {
       std::string_view Tid = S.Tid;

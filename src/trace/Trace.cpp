@@ -2,6 +2,7 @@
 
 #include "support/Prefault.h"
 
+#include <cassert>
 #include <charconv>
 
 using namespace dd;
@@ -122,10 +123,9 @@ TrackId Trace::internTrack(std::string_view RawPid, std::string_view RawTid) {
 }
 
 TrackId Trace::deviceTrack(int32_t Device, int64_t Stream) {
-  uint64_t Key = (static_cast<uint64_t>(static_cast<uint32_t>(Device)) << 32) |
-                 static_cast<uint32_t>(Stream);
-  auto [It, Inserted] =
-      DeviceTrackIndex.try_emplace(Key, static_cast<TrackId>(Tracks.size()));
+  assert(Device >= -1 && Device <= MaxDeviceIndex && "readers check devices");
+  auto [It, Inserted] = DeviceTrackIndex.try_emplace(
+      {Device, Stream}, static_cast<TrackId>(Tracks.size()));
   if (Inserted) {
     Track Tr;
     Tr.IsDevice = true;

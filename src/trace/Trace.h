@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ using EventId = uint32_t;
 using TrackId = uint32_t;
 constexpr EventId NoEvent = ~0u;
 constexpr int64_t NoValue = INT64_MIN;
+/// The largest GPU index a trace may name; -1 stands for an unknown device.
+/// Readers refuse others, so that device ids fit in 32 bits and stay clear
+/// of the keys maps keyed by device reserve.
+constexpr int64_t MaxDeviceIndex = 65535;
 
 /// What an interval event is. Host-side kinds come first.
 enum class EventKind : uint8_t {
@@ -215,7 +220,10 @@ public:
 
 private:
   llvm::DenseMap<uint64_t, TrackId> TrackIndex;       // (RawPid, RawTid)
-  llvm::DenseMap<uint64_t, TrackId> DeviceTrackIndex; // (device, stream)
+  /// (device, stream): every stream id a trace can hold, -1 and 2^32 - 1
+  /// included, is a key (packed into one integer, some would be the keys the
+  /// map reserves).
+  std::map<std::pair<int32_t, int64_t>, TrackId> DeviceTrackIndex;
 };
 
 } // namespace dd::trace

@@ -217,10 +217,13 @@ class Fuzzer:
             if rnd.random() < 0.2:
                 data, name = gzip.compress(data), name + ".gz"
             path = os.path.join(self.work, name)
+            # The run writes the timeline and the page too (thrown away).
+            out = os.path.join(self.work, tag)
             cmds = [[dd, "replay", "--trace", path, "--iteration", "all"],
                     [dd, "inspect", "--trace", path],
                     [dd, "memory", "--trace", path],
-                    [dd, "run", "amp", "--trace", path]]
+                    [dd, "run", "amp", "--trace", path, "--timeline",
+                     out + ".timeline.json", "--report", out + ".html"]]
         elif a.kind == "cupti":
             src = os.path.join(a.cupti, rnd.choice(["run.cupti", "flags.cupti"]))
             data = mutate_binary(read_input(src), rnd)
@@ -242,6 +245,9 @@ class Fuzzer:
             codes.append(code)
             if what:
                 findings.append((cmd, what))
+        for extra in (".timeline.json", ".html"):
+            if os.path.exists(os.path.join(self.work, tag + extra)):
+                os.unlink(os.path.join(self.work, tag + extra))
         if not findings:
             os.unlink(path)
             return codes, None

@@ -70,6 +70,22 @@ TaskId named(const Graph &G, std::string_view Name, unsigned Nth = 0) {
   return NoTask;
 }
 
+TaskId wakerOf(const Graph &G, TaskId X) {
+  for (const Edge &E : G.Edges)
+    if (E.Kind == EdgeKind::Wake && E.Dst == X)
+      return E.Src;
+  return NoTask;
+}
+
+TraceWriter twoStepsWith(const std::function<void(TraceWriter &)> &Fill) {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 50000);
+  W.launch("cudaLaunchKernel", 10, 5, "k1", 20, 10);
+  Fill(W);
+  W.cpu("user_annotation", "ProfilerStep#2", 50000, 1000);
+  W.launch("cudaLaunchKernel", 50010, 5, "k2", 50020, 10);
+  return W;
+}
 int64_t iterationTime(const Graph &G, size_t I) {
   auto R = sim::simulate(G);
   REQUIRE(static_cast<bool>(R));
@@ -120,6 +136,39 @@ TEST_CASE("a training trace becomes a graph that replays it exactly") {
   CHECK((G.Flags[named(G, "cudaDeviceSynchronize")] & TF_Blocking) != 0);
   for (size_t I = 0; I < 2; ++I)
     CHECK(iterationTime(G, I) == G.Iterations[I].measured());
+}
+
+TEST_CASE("GPU ids at the edges of their range") {
+  // Device -1 with stream -1 once packed into the key a map reserves, and
+  // the trace crashed; now it is one more stream, apart from device 0's -1.
+  TraceWriter W = twoStepsWith([](TraceWriter &W) {
+    W.add(R"({"ph":"X","cat":"kernel","name":"k_nodev","pid":0,"tid":1,)"
+          R"("ts":100,"dur":5,"args":{"device":-1,"stream":-1}})");
+    W.add(R"({"ph":"X","cat":"kernel","name":"k_dev0","pid":0,"tid":1,)"
+          R"("ts":200,"dur":5,"args":{"device":0,"stream":-1}})");
+    // A correlation id of 2^63 - 1 is no one's: it reads as absent.
+    W.add(R"({"ph":"X","cat":"kernel","name":"k_corr","pid":0,"tid":7,)"
+          R"("ts":300,"dur":5,"args":{"device":0,"stream":7,)"
+          R"("correlation":9223372036854775807}})");
+  });
+  Built B = build(W);
+  const Graph &G = B.G;
+  CHECK(G.Res[named(G, "k_nodev")] != G.Res[named(G, "k_dev0")]);
+  CHECK(G.Resources[G.Res[named(G, "k_nodev")]].Name == "GPU -1 stream -1");
+  CHECK(G.Correlation[named(G, "k_corr")] == -1);
+  CHECK(B.Stats.GpuWithoutLauncher == 3);
+
+  // A device that is no GPU index is refused, naming the event.
+  TraceWriter Far = twoStepsWith([](TraceWriter &W) {
+    W.add(R"({"ph":"X","cat":"kernel","name":"k_far","pid":0,"tid":7,)"
+          R"("ts":100,"dur":5,"args":{"device":2147483647,"stream":7}})");
+  });
+  std::string Json = Far.json();
+  auto T = trace::parseKinetoJson(Json, "x.json");
+  REQUIRE_FALSE(static_cast<bool>(T));
+  CHECK(llvm::toString(T.takeError())
+            .find("GPU event 'k_far' is on device 2147483647, not a GPU "
+                  "index (0 to 65535)") != std::string::npos);
 }
 
 TEST_CASE("GPU work overlapping its stream predecessor is counted") {
@@ -266,25 +315,6 @@ TEST_CASE("queue-full: a launch blocks until work deep in the queue ends") {
   CHECK(R->End[Last] >= 10'000'000);
   CHECK(R->End[Last] <= 10'030'000);
 }
-
-namespace {
-TaskId wakerOf(const Graph &G, TaskId X) {
-  for (const Edge &E : G.Edges)
-    if (E.Kind == EdgeKind::Wake && E.Dst == X)
-      return E.Src;
-  return NoTask;
-}
-
-TraceWriter twoStepsWith(const std::function<void(TraceWriter &)> &Fill) {
-  TraceWriter W;
-  W.cpu("user_annotation", "ProfilerStep#1", 0, 50000);
-  W.launch("cudaLaunchKernel", 10, 5, "k1", 20, 10);
-  Fill(W);
-  W.cpu("user_annotation", "ProfilerStep#2", 50000, 1000);
-  W.launch("cudaLaunchKernel", 50010, 5, "k2", 50020, 10);
-  return W;
-}
-} // namespace
 
 TEST_CASE("wake: a resumed thread follows the latest end on another thread") {
   Built B = build(twoStepsWith([](TraceWriter &W) {

@@ -272,6 +272,20 @@ TEST_CASE("run.cupti: damaged files are refused with one line") {
   cf::putLE<uint32_t>(Patched, 10);
   Patched += Short.substr(Kernel + cf::FrameSize + Size - 18);
   Check(Patched, "a Kernel record of");
+  // Ids no real run has: a device that is no GPU index, a correlation id
+  // that maps here reserve. (A Kernel record's payload: four 64-bit times,
+  // then device, context, stream and correlation, 32 bits each.)
+  auto PatchKernel = [&](size_t At, uint32_t V) {
+    std::string D = Good;
+    for (int I = 0; I < 4; ++I)
+      D[Kernel + cf::FrameSize + At + I] = static_cast<char>(V >> (8 * I));
+    return D;
+  };
+  Check(PatchKernel(32, 0x80000000u),
+        "device 2147483648 is not a GPU index (0 to 65535)");
+  Check(PatchKernel(44, 0xffffffffu), "correlation id 4294967295 is out of "
+                                      "range");
+  Check(PatchKernel(36, 0xfffffffeu), "context id 4294967294 is out of range");
   // A string id used before its String record.
   std::string Early = Good.substr(0, cf::HeaderSize);
   cf::ProcessRecord P;
