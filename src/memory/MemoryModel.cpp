@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 using namespace dd;
 using namespace dd::memory;
@@ -255,7 +256,9 @@ void ModelBuilder::buildPool(PoolRecords &PR) {
   };
   std::vector<Proto> Protos;
   std::vector<uint32_t> ProtoOfRec(Recs.size());
-  llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> Live;
+  // Keyed by whatever address the trace gives, all 2^64 of them (a DenseMap
+  // reserves two).
+  std::unordered_map<uint64_t, llvm::SmallVector<uint32_t, 1>> Live;
   for (uint32_t I = 0; I < Recs.size(); ++I) {
     const trace::MemoryRecord &Rec = T.Memory[Recs[I]];
     uint64_t Key =

@@ -207,6 +207,23 @@ TEST_CASE("memory: blocks are paired by address, last in first out") {
   CHECK(L.M.Addr[A1] == 0xA00);
 }
 
+TEST_CASE("memory: any 64-bit address pairs, the top two included") {
+  // 2^64 - 1 and 2^64 - 2 are the keys a DenseMap reserves; blocks there
+  // pair like any other.
+  SyntheticTrace S;
+  S.Records.push_back({1130, ~uint64_t(0), 256});
+  S.Records.push_back({1140, ~uint64_t(0) - 1, 128});
+  S.Records.push_back({1150, ~uint64_t(0), -256});
+  S.Records.push_back({1160, ~uint64_t(0) - 1, -128});
+  Loaded L = load(S, true);
+  BlockId Top = blockAt(L, 1130), Next = blockAt(L, 1140);
+  CHECK(L.M.Addr[Top] == ~uint64_t(0));
+  CHECK(L.M.FreeTs[Top] == 1150'000);
+  CHECK(L.M.Addr[Next] == ~uint64_t(0) - 1);
+  CHECK(L.M.FreeTs[Next] == 1160'000);
+  CHECK(L.M.Pools[0].UnmatchedFrees == 1); // 0xF00, as before
+}
+
 TEST_CASE("memory: the starting level and every byte are accounted for") {
   SyntheticTrace S;
   for (bool Full : {true, false}) {
