@@ -520,8 +520,10 @@ void CuptiParser::addMemset(const fmt_::MemsetRecord &R) {
   T.Bytes[E] = static_cast<int64_t>(R.Bytes);
 }
 
+/// Whether a CUDA event's sync id joins records: 0 and the invalid ids do
+/// not, nor 2^64 - 2 (a key EventBySyncId's map reserves).
 static bool validSyncId(uint64_t Id) {
-  return Id != 0 && Id != fmt_::InvalidId && Id != ~uint64_t(0);
+  return Id != 0 && Id != fmt_::InvalidId && Id < ~uint64_t(0) - 1;
 }
 
 void CuptiParser::addSync(const fmt_::SyncRecord &R) {

@@ -295,9 +295,12 @@ void KinetoParser::commit(ParsedEvent &S, llvm::ArrayRef<Arg> EventArgs) {
                                     : FlowKind::Other;
     F.Phase = S.Ph;
     F.BindEnclosing = S.Bp == "e";
+    // Numeric ids below 2^63 are themselves; others are interned and take
+    // the upper half, so the two never meet (nor reach the keys 2^64 - 1
+    // and 2^64 - 2, which maps keyed by flow id reserve).
     uint64_t Id = 0;
     auto [P, Ec] = std::from_chars(S.Id.data(), S.Id.data() + S.Id.size(), Id);
-    if (Ec != std::errc() || P != S.Id.data() + S.Id.size())
+    if (Ec != std::errc() || P != S.Id.data() + S.Id.size() || Id >> 63)
       Id = (1ull << 63) | T.Strings.intern(S.Id);
     F.Id = Id;
     F.Ts = timeNs(S.TsValid, S.TsNs, S.Ts, "ts");

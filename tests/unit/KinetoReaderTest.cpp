@@ -172,3 +172,27 @@ TEST_CASE("errors name the line where parsing stopped") {
   std::string E = errorOf("{\n\"traceEvents\": [\n{\"ph\": \"X\",,}\n]}");
   CHECK(E.find("line 3") != std::string::npos);
 }
+
+TEST_CASE("flow ids: numbers below 2^63 as they are, anything else apart") {
+  auto T = parse(R"({"traceEvents":[
+    {"ph":"s","cat":"fwdbwd","id":5,"pid":1,"tid":1,"ts":1},
+    {"ph":"s","cat":"fwdbwd","id":"5","pid":1,"tid":1,"ts":2},
+    {"ph":"s","cat":"fwdbwd","id":9223372036854775813,"pid":1,"tid":1,"ts":3},
+    {"ph":"s","cat":"fwdbwd","id":18446744073709551615,"pid":1,"tid":1,"ts":4},
+    {"ph":"s","cat":"fwdbwd","id":-1,"pid":1,"tid":1,"ts":5},
+    {"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":9}]})");
+  REQUIRE(static_cast<bool>(T));
+  REQUIRE(T->Flows.size() == 5);
+  // A quoted "5" is the number 5 (the text is what is read).
+  CHECK(T->Flows[0].Id == 5);
+  CHECK(T->Flows[1].Id == 5);
+  // 2^63 + 5 must not meet the interned id 5; 2^64 - 1 and -1 must not be
+  // the keys a DenseMap reserves (a fuzzed trace put them there).
+  for (size_t I = 2; I < 5; ++I) {
+    CAPTURE(I);
+    CHECK((T->Flows[I].Id >> 63) == 1);
+    CHECK(T->Flows[I].Id < ~uint64_t(0) - 1);
+  }
+  CHECK(T->Flows[2].Id != T->Flows[3].Id);
+  CHECK(T->Flows[3].Id != T->Flows[4].Id);
+}
