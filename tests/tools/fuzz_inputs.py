@@ -45,7 +45,8 @@ TRACES = ["hta/triton_example.json.gz", "hta/mi250_rocm_minitoy_train.json.gz",
           "hta/critical_path/simple_add.json.gz",
           "hta/critical_path/event_sync.json.gz",
           "hta/critical_path/event_sync_multi_stream.json.gz",
-          "hta/critical_path/alexnet.json.gz"]
+          "hta/critical_path/alexnet.json.gz",
+          "tracelens/h100_bert_small_inference.json.gz"]  # [memory] events
 MODEL_TRACE = "hta/gpu_user_annotation_steps.json.gz"
 
 JSON_TOKENS = [b"{", b"}", b"[", b"]", b'"', b",", b":", b"\\", b"0", b"-", b"e",
@@ -133,6 +134,11 @@ CATEGORIES = ["kernel", "cpu_op", "cuda_runtime", "cuda_driver", "gpu_memcpy",
               "Runtime", "Operator", "async", "unknown"]
 
 
+# Ids at the edges of their types: maps keyed by ids reserve some of these.
+EDGE_IDS = [-1, -2, 0, 2**31 - 1, 2**31, 2**32 - 1, 2**32 - 2, 2**63 - 1, -2**63,
+            2**64 - 1, 2**64 - 2, 65535, 65536]
+
+
 def mutate_events(data, rnd):
     """Edits of a trace's meaning that keep it valid JSON: times, links,
     kinds, names, threads and streams of a few events; events dropped or
@@ -156,8 +162,9 @@ def mutate_events(data, rnd):
         elif op == 1:
             e["dur"] = rnd.choice([0, -5, 1e9, e.get("dur", 0) * 100, 0.001])
         elif op == 2:
-            args["correlation"] = (other.get("args") or {}).get(
-                "correlation", rnd.randrange(100))
+            args["correlation"] = rnd.choice(
+                [(other.get("args") or {}).get("correlation", 1),
+                 rnd.choice(EDGE_IDS)])
             e["args"] = args
         elif op == 3:
             e["tid"] = rnd.choice([other.get("tid", 0), 0, "stream 7", "x", -1])
@@ -168,11 +175,20 @@ def mutate_events(data, rnd):
         elif op == 6:
             e["name"] = rnd.choice(SPECIAL_NAMES)
         elif op == 7:
-            args["stream"] = rnd.choice([0, 7, 8, -1, "7"])
-            args["device"] = rnd.choice([0, 1, 7, -1])
+            args["stream"] = rnd.choice([0, 7, 8, -1, "7", rnd.choice(EDGE_IDS)])
+            args["device"] = rnd.choice([0, 1, 7, -1, rnd.choice(EDGE_IDS)])
             e["args"] = args
         elif op == 8:
-            events.insert(rnd.randrange(len(events) + 1), dict(e))
+            if rnd.random() < 0.5:
+                events.insert(rnd.randrange(len(events) + 1), dict(e))
+            else:  # ids of flows, sequence numbers, addresses
+                key = rnd.choice(["id", "Sequence number", "Addr",
+                                  "External id", "Fwd thread id", "Bytes"])
+                if key == "id":
+                    e["id"] = rnd.choice(EDGE_IDS)
+                else:
+                    args[key] = rnd.choice(EDGE_IDS)
+                    e["args"] = args
         elif op == 9:
             del events[i]
         else:
