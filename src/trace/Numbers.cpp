@@ -1,5 +1,6 @@
 #include "trace/Numbers.h"
 
+#include <cstring>
 #include <string>
 
 using namespace dd::trace;
@@ -33,6 +34,45 @@ constexpr uint64_t Pow10[] = {1u,
 /// and absolute epoch microseconds with three decimals
 /// ("1712195497714866.810") have exactly 19. False when the text is not of
 /// that form (the general parser then decides).
+/// Whether the 8 bytes \p W (little-endian) are all ASCII digits.
+bool eightDigits(uint64_t W) {
+  constexpr uint64_t High = 0xF0F0F0F0F0F0F0F0u, Zeros = 0x3030303030303030u,
+                     Six = 0x0606060606060606u;
+  return (W & High) == Zeros && ((W + Six) & High) == Zeros;
+}
+
+/// The value of 8 ASCII digits loaded little-endian (the first digit in
+/// the lowest byte): three multiply-and-shift steps pair them up.
+uint64_t eightDigitsValue(uint64_t W) {
+  W -= 0x3030303030303030u;
+  W = (W * 10 + (W >> 8)) & 0x00FF00FF00FF00FFu;
+  W = (W * 100 + (W >> 16)) & 0x0000FFFF0000FFFFu;
+  return (W * 10000 + (W >> 32)) & 0xFFFFFFFFu;
+}
+
+/// Appends the digits at S[I...] to V, eight at a time while there are
+/// eight and room for them within 19 digits, then one at a time.
+void digitRun(std::string_view S, size_t &I, uint64_t &V, int &Digits,
+              int *Frac) {
+  size_t N = S.size();
+  while (I + 8 <= N && Digits + 8 <= 19) {
+    uint64_t W;
+    std::memcpy(&W, S.data() + I, 8);
+    if (!eightDigits(W))
+      break;
+    V = V * 100000000u + eightDigitsValue(W);
+    I += 8;
+    Digits += 8;
+    if (Frac)
+      *Frac += 8;
+  }
+  for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits) {
+    V = V * 10 + uint64_t(S[I] - '0');
+    if (Frac)
+      ++*Frac;
+  }
+}
+
 bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
   size_t I = 0, N = S.size();
   bool Negative = false;
@@ -43,13 +83,11 @@ bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
   uint64_t V = 0;
   int Digits = 0, Frac = 0;
   size_t IntStart = I;
-  for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits)
-    V = V * 10 + uint64_t(S[I] - '0');
+  digitRun(S, I, V, Digits, nullptr);
   bool SawInt = I > IntStart;
   if (I < N && S[I] == '.') {
     ++I;
-    for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits, ++Frac)
-      V = V * 10 + uint64_t(S[I] - '0');
+    digitRun(S, I, V, Digits, &Frac);
   }
   if (I != N || Digits == 0 || Digits > 19 || (!SawInt && Frac == 0) ||
       Scale < 0 || Scale > 18)
