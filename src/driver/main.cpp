@@ -7,6 +7,7 @@
 #include "driver/Commands.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "support/HugePages.h"
 
 #include <CLI/CLI.hpp>
 
@@ -116,6 +117,7 @@ void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
 } // namespace
 
 int main(int argc, char **argv) {
+  dd::restartWithHugePages(argv);
   // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
   // the user's, not ours to parse.
   RecordOptions Record;
