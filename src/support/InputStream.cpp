@@ -115,6 +115,33 @@ llvm::Expected<size_t> InputStream::readRaw(char *Dst, size_t Max) {
   }
 }
 
+llvm::Expected<size_t> InputStream::readAt(uint64_t Offset, char *Dst,
+                                           size_t Max) {
+  if (Z)
+    return makeError("cannot read a gzip stream out of order");
+  if (Fd < 0) {
+    if (Offset >= Memory.size())
+      return 0;
+    size_t N = std::min<uint64_t>(Max, Memory.size() - Offset);
+    std::memcpy(Dst, Memory.data() + Offset, N);
+    return N;
+  }
+  size_t Done = 0;
+  while (Done < Max) {
+    ssize_t N = ::pread(Fd, Dst + Done, std::min<size_t>(Max - Done, 1u << 30),
+                        static_cast<off_t>(Offset + Done));
+    if (N == 0)
+      break;
+    if (N < 0) {
+      if (errno == EINTR)
+        continue;
+      return makeError(llvm::Twine("cannot read: ") + std::strerror(errno));
+    }
+    Done += static_cast<size_t>(N);
+  }
+  return Done;
+}
+
 llvm::Expected<std::string_view> InputStream::peek(size_t N) {
   if (AheadUsed > 0) {
     Ahead.erase(0, AheadUsed);

@@ -45,6 +45,12 @@ public:
   /// bytes of spare capacity (for parsers that read past the end in blocks).
   llvm::Expected<std::string> readAll(size_t Padding = 64);
 
+  /// Reads up to \p Max bytes of content at content offset \p Offset into
+  /// \p Dst, wherever the stream stands, without moving it; fewer only at
+  /// the end. Uncompressed sources only (content offsets are then source
+  /// offsets): an error for gzip.
+  llvm::Expected<size_t> readAt(uint64_t Offset, char *Dst, size_t Max);
+
   /// Bytes of the source (the file as stored) consumed so far, and its
   /// size: the fraction done, for progress lines. Size 0 when unknown.
   uint64_t sourcePosition() const;

@@ -1,6 +1,7 @@
 #include "trace/KinetoEvent.h"
 
 #include "support/Prefault.h"
+#include "trace/JsonText.h"
 #include "trace/Numbers.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -13,6 +14,8 @@ using namespace dd;
 using namespace dd::trace;
 using namespace dd::trace::kineto;
 namespace od = simdjson::ondemand;
+using jsontext::keyOf;
+using jsontext::plainString;
 
 Cat kineto::classifyCategory(std::string_view C, bool &Legacy) {
   Cat R = llvm::StringSwitch<Cat>(llvm::StringRef(C.data(), C.size()))
@@ -96,33 +99,6 @@ void EventBatch::reset(size_t WindowBytes, std::ptrdiff_t JsonShift) {
 }
 
 namespace {
-
-// Strings are read in place where they can be. simdjson unescapes every
-// string it hands out into its own buffer, through a call to its runtime-
-// chosen implementation; nearly no string of a trace holds an escape, and
-// then the text between its quotes is its value.
-
-/// The text of string token \p Tok ('"' ... '"' and blanks) if it holds
-/// no escape.
-std::optional<std::string_view> plainString(std::string_view Tok) {
-  const char *P = Tok.data() + 1, *End = Tok.data() + Tok.size();
-  auto *Quote = static_cast<const char *>(std::memchr(P, '"', End - P));
-  if (!Quote || std::memchr(P, '\\', Quote - P))
-    return std::nullopt;
-  return std::string_view(P, Quote - P);
-}
-
-/// A field's key, as unescaped_key() gives it.
-std::string_view keyOf(simdjson::simdjson_result<od::field> &Field) {
-  // The key was checked to be a closed string: its '"' comes.
-  const char *P = od::raw_json_string(Field.key()).raw();
-  for (const char *Q = P;; ++Q) {
-    if (*Q == '"')
-      return std::string_view(P, Q - P);
-    if (*Q == '\\')
-      return Field.unescaped_key();
-  }
-}
 
 // File-local (internal linkage): GCC then passes the on-demand value in
 // registers; through the external ABI every call went through the stack,

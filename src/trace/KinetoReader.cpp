@@ -481,14 +481,10 @@ llvm::Expected<Trace> dd::trace::readKinetoJson(InputStream &In,
                                                 size_t WindowBytes,
                                                 unsigned Threads) {
   size_t Window = WindowBytes ? WindowBytes : DefaultWindowBytes;
-  if (Threads == 0) {
-    Threads = defaultLoadThreads();
-    // A file of a window or two has nothing to share out: threads would
-    // only cost their start. (Gzip inflates traces about 10x.)
-    uint64_t Content = In.sourceSize() * (In.isCompressed() ? 10 : 1);
-    if (Content < 2 * uint64_t(Window))
-      Threads = 1;
-  }
+  // (Gzip inflates traces about 10x.)
+  if (Threads == 0)
+    Threads =
+        loadThreadsFor(In.sourceSize() * (In.isCompressed() ? 10 : 1), Window);
   KinetoParser P(In, Path, Progress, Window, Threads);
   return P.run();
 }

@@ -21,6 +21,10 @@ unsigned dd::trace::defaultLoadThreads() {
   return std::clamp(Hw, 1u, 4u);
 }
 
+unsigned dd::trace::loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes) {
+  return ContentBytes < 2 * uint64_t(WindowBytes) ? 1 : defaultLoadThreads();
+}
+
 llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
                                            const ProgressFn &Progress) {
   auto In = InputStream::open(Path);

@@ -30,6 +30,11 @@ constexpr size_t DefaultWindowBytes = size_t(4) << 20;
 /// committing the events in order is the bottleneck).
 unsigned defaultLoadThreads();
 
+/// The threads for \p ContentBytes of JSON read in windows of
+/// \p WindowBytes: defaultLoadThreads(), but one for a window or two, which
+/// has nothing to share out (threads would only cost their start).
+unsigned loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes);
+
 /// Reads Kineto JSON from \p In, front to back in windows of about
 /// \p WindowBytes (0: DefaultWindowBytes): memory follows the trace model,
 /// not the file. With \p Threads > 1, windows are parsed on that many

@@ -1,9 +1,12 @@
 #include "support/FileIO.h"
+#include "support/FileContent.h"
 
 #include <doctest/doctest.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace {
@@ -52,4 +55,40 @@ TEST_CASE("reading a missing file says why") {
   REQUIRE_FALSE(static_cast<bool>(Out));
   CHECK(llvm::toString(Out.takeError()).find("No such file") !=
         std::string::npos);
+}
+
+TEST_CASE("a file's content in memory, inflated or as stored") {
+  // Larger than the first guess at the inflated size (4x the file), so
+  // that the room grows; two members, so that the stated size is wrong.
+  std::string Text;
+  for (int I = 0; Text.size() < (3u << 20); ++I)
+    Text += "{\"ph\": \"X\", \"ts\": " + std::to_string(I) + "},\n";
+  std::string Dir = std::filesystem::temp_directory_path().string();
+  std::string Gz = Dir + "/ddscript_content_test.json.gz";
+  std::string Plain = Dir + "/ddscript_content_test.json";
+  std::ofstream(Gz, std::ios::binary)
+      << gzipOf(Text.substr(0, 1000)) + gzipOf(Text.substr(1000));
+  std::ofstream(Plain, std::ios::binary) << Text;
+  for (const std::string &Path : {Gz, Plain}) {
+    CAPTURE(Path);
+    auto C = dd::FileContent::load(Path);
+    REQUIRE(static_cast<bool>(C));
+    CHECK(C->data() == Text);
+    CHECK(C->isCompressed() == (Path == Gz));
+    dd::FileContent Moved = std::move(*C);
+    CHECK(Moved.data().size() == Text.size());
+    CHECK(C->data().empty());
+    Moved.release();
+    CHECK(Moved.data().empty());
+  }
+  std::string Cut = gzipOf(Text);
+  std::ofstream(Gz, std::ios::binary) << Cut.substr(0, Cut.size() / 2);
+  auto Bad = dd::FileContent::load(Gz);
+  REQUIRE_FALSE(static_cast<bool>(Bad));
+  CHECK(llvm::toString(Bad.takeError()).find("truncated") != std::string::npos);
+  auto Missing = dd::FileContent::load(Dir + "/ddscript/no/such/file");
+  CHECK_FALSE(static_cast<bool>(Missing));
+  llvm::consumeError(Missing.takeError());
+  std::filesystem::remove(Gz);
+  std::filesystem::remove(Plain);
 }
