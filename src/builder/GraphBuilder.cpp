@@ -6,6 +6,7 @@
 #include "trace/Sizes.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <fmt/format.h>
 
@@ -70,10 +71,11 @@ static std::optional<int64_t> profilerStepNumber(std::string_view Name) {
 
 /// Events named by \p Match on the track that has most of them, by start.
 /// Annotations, operators (the 2021 schema) and NVTX ranges (run.cupti)
-/// can name iterations.
+/// can name iterations. \p Tied is set when another track has as many
+/// (the lower track id wins).
 template <typename Pred>
-static std::vector<EventId> markersOnBusiestTrack(const trace::Trace &T,
-                                                  Pred Match) {
+static std::vector<EventId>
+markersOnBusiestTrack(const trace::Trace &T, Pred Match, bool *Tied = nullptr) {
   llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
   for (EventId E = 0; E < T.numEvents(); ++E)
     if ((T.Kind[E] == EventKind::UserAnnotation ||
@@ -88,10 +90,29 @@ static std::vector<EventId> markersOnBusiestTrack(const trace::Trace &T,
       Best = Events;
       BestTrack = Track;
     }
+  if (Tied)
+    *Tied = llvm::count_if(ByTrack, [&](const auto &KV) {
+              return KV.second.size() == Best.size();
+            }) > 1;
   std::sort(Best.begin(), Best.end(), [&](EventId A, EventId B) {
     return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
   });
   return Best;
+}
+
+std::vector<EventId> graph::profilerSteps(const trace::Trace &T, bool *Tied) {
+  std::vector<EventId> Steps = markersOnBusiestTrack(
+      T, [](std::string_view N) { return profilerStepNumber(N).has_value(); },
+      Tied);
+  // Zero-length steps carry no iteration.
+  Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
+                             [&](EventId E) { return T.Dur[E] <= 0; }),
+              Steps.end());
+  return Steps;
+}
+
+int64_t graph::profilerStepNumberOf(const trace::Trace &T, EventId E) {
+  return profilerStepNumber(T.name(E)).value_or(-1);
 }
 
 llvm::Error detail::findIterations(BuildContext &C) {
@@ -110,12 +131,7 @@ llvm::Error detail::findIterations(BuildContext &C) {
     return llvm::Error::success();
   }
 
-  std::vector<EventId> Steps = markersOnBusiestTrack(
-      T, [](std::string_view N) { return profilerStepNumber(N).has_value(); });
-  // Zero-length steps carry no iteration.
-  Steps.erase(std::remove_if(Steps.begin(), Steps.end(),
-                             [&](EventId E) { return T.Dur[E] <= 0; }),
-              Steps.end());
+  std::vector<EventId> Steps = profilerSteps(T);
   if (!Steps.empty()) {
     for (EventId E : Steps)
       C.Windows.push_back({*profilerStepNumber(T.name(E)), T.Start[E], T.end(E),

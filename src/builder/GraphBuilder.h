@@ -31,7 +31,10 @@ struct BuildOptions {
   /// dependency the typical delay of its kind and keeps only the CPU's own
   /// gaps as measured, so the replay error measures how much of the
   /// timeline the dependencies explain by themselves.
-  enum class Calibration : uint8_t { Exact, Typical } Delays = Calibration::Exact;
+  enum class Calibration : uint8_t {
+    Exact,
+    Typical
+  } Delays = Calibration::Exact;
 };
 
 /// What the builder found and assumed, reported by inspect and replay.
@@ -44,10 +47,10 @@ struct BuildStats {
   /// ends (the replay runs a stream's work one at a time), and the most.
   uint64_t OverlappingGpu = 0;
   int64_t MaxGpuOverlap = 0;
-  uint64_t ClampedDelays = 0;      ///< measured order contradicted a dependency
+  uint64_t ClampedDelays = 0; ///< measured order contradicted a dependency
   /// Inferred dependencies the measured times disprove, by edge kind.
   std::array<uint64_t, NumEdgeKinds> DroppedByKind{};
-  bool HasCudaSyncEvents = false;  ///< exact sync/wait records were present
+  bool HasCudaSyncEvents = false; ///< exact sync/wait records were present
   int64_t QueueCapacity = 0;
   bool QueueCapacityMeasured = false;
   uint64_t QueueBlockedCalls = 0;
@@ -68,6 +71,16 @@ llvm::Expected<Graph> buildGraph(const trace::Trace &T,
 bool hasGpuWork(const trace::Trace &T);
 /// The error text for a trace without GPU work.
 std::string noGpuWorkMessage(const trace::Trace &T);
+
+/// The ProfilerStep#N annotations that make a trace's iterations, as
+/// buildGraph finds them: those on the track that holds most of them, by
+/// start, zero-length ones left out. \p Tied is set when another track holds
+/// as many (the choice between them then rests on track ids, which depend on
+/// every event read before).
+std::vector<trace::EventId> profilerSteps(const trace::Trace &T,
+                                          bool *Tied = nullptr);
+/// N of a ProfilerStep#N event of profilerSteps().
+int64_t profilerStepNumberOf(const trace::Trace &T, trace::EventId E);
 
 /// The trace time of the first event (the zero of --window).
 int64_t traceBegin(const trace::Trace &T);

@@ -612,10 +612,10 @@ int dd::driver::runMemory(const TraceOptions &O) {
     S.MeasuredTo = measuredPointTime(*G, It.End, MEnd);
     S.ReplayedFrom = sim::pointTime(*G, *R, It.Begin);
     S.ReplayedTo = sim::pointTime(*G, *R, It.End);
-    S.Label = fmt::format("iteration {} ({} of {}{})", It.Label,
-                          S.Iteration + 1, G->Iterations.size(),
-                          S.Iteration == defaultIteration(*G) ? ", steady state"
-                                                              : "");
+    S.Label = fmt::format(
+        "iteration {} ({} of {}{})", It.Label, G->iterationOrdinal(S.Iteration),
+        G->traceIterationCount(),
+        S.Iteration == defaultIteration(*G) ? ", steady state" : "");
   }
   memory::Profile Replay = M->profile({R->Start, R->End});
   std::vector<DeviceReport> Devices;

@@ -39,8 +39,8 @@ void printText(const std::string &Path, const graph::Graph &G,
   if (Reports.size() == 1) {
     const IterationReport &R = Reports[0];
     size_t Index = static_cast<size_t>(R.It - G.Iterations.data());
-    Out += fmt::format("iteration  {} ({} of {}{})\n", R.It->Label, Index + 1,
-                       G.Iterations.size(),
+    Out += fmt::format("iteration  {} ({} of {}{})\n", R.It->Label,
+                       G.iterationOrdinal(Index), G.traceIterationCount(),
                        Index == Default ? ", steady state" : "");
     Out += fmt::format("measured   {}\n", formatDuration(R.Measured));
     Out += fmt::format("replayed   {}   error {}\n", formatDuration(R.Replayed),
@@ -99,8 +99,17 @@ void printText(const std::string &Path, const graph::Graph &G,
                        formatPercent(SumAbs / double(Reports.size())),
                        Reports.size());
   }
+  Out += fmt::format("\n");
+  if (G.Span.TraceIterations)
+    Out += fmt::format(
+        "graph      iterations {} to {} of {} ({} to {}): the reported ones "
+        "and one on either side\n           (--iteration all builds the "
+        "graph of every iteration)\n",
+        G.iterationOrdinal(0), G.iterationOrdinal(G.Iterations.size() - 1),
+        G.traceIterationCount(), G.Iterations.front().Label,
+        G.Iterations.back().Label);
   Out += fmt::format(
-      "\nmodel      {} tasks ({} GPU), {} CPU containers; edges: launch {}, "
+      "model      {} tasks ({} GPU), {} CPU containers; edges: launch {}, "
       "sync {}, queue-full {}, event-wait {}, wake {}, fwd-bwd {}\n",
       formatCount(Stats.CpuLeaves + Stats.GpuTasks),
       formatCount(Stats.GpuTasks), formatCount(Stats.Containers),
@@ -117,7 +126,9 @@ void printText(const std::string &Path, const graph::Graph &G,
       Stats.QueueCapacityMeasured
           ? fmt::format("measured from {} blocked launches",
                         Stats.QueueBlockedCalls)
-          : std::string("assumed: no launch blocked in this trace"),
+          : fmt::format("assumed: no launch blocked in {}",
+                        G.Span.TraceIterations ? "the iterations read"
+                                               : "this trace"),
       formatDuration(Stats.TypicalLaunchLatency),
       formatDuration(Stats.TypicalStreamGap),
       formatDuration(Stats.TypicalWake));
@@ -162,6 +173,10 @@ void printJson(const graph::Graph &G,
     W.field("measured_gpu_busy_ns", R.MeasuredBusy);
     W.field("replayed_gpu_busy_ns", R.ReplayedBusy);
     W.field("critical_path_ns", R.Path.Length);
+    // Where the graph lies among the trace's iterations (driver/Focus.h).
+    W.field("graph_first_iteration", G.iterationOrdinal(0));
+    W.field("graph_iterations", G.Iterations.size());
+    W.field("trace_iterations", G.traceIterationCount());
     auto Shares = [&](const char *Key, const std::vector<sim::PathShare> &V) {
       W.key(Key).beginArray();
       for (const auto &S : V)
@@ -222,7 +237,7 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
 } // namespace
 
 int dd::driver::runReplay(const TraceOptions &O) {
-  auto In = loadInputFor(O);
+  auto In = loadInputFor(O, /*Focus=*/true);
   if (!In)
     return ExitBadInput;
   const trace::Trace *T = &In->Trace;

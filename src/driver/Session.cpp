@@ -1,5 +1,6 @@
 #include "driver/Session.h"
 
+#include "driver/Focus.h"
 #include "driver/Progress.h"
 #include "support/Error.h"
 #include "trace/Numbers.h"
@@ -47,31 +48,44 @@ buildOptionsFor(const TraceOptions &O) {
   return BO;
 }
 
-static std::optional<trace::Trace> loadTraceFor(const TraceOptions &O) {
-  auto T = loadTrace(O.TracePath);
-  if (!T) {
-    reportError(O.TracePath, llvm::toString(T.takeError()));
-    return std::nullopt;
-  }
-  for (const std::string &W : T->Warnings)
-    reportWarning(O.TracePath, W);
-  return std::move(*T);
-}
-
-std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O) {
+std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O,
+                                                     bool Focus) {
   auto Opts = buildOptionsFor(O);
   if (!Opts)
     return std::nullopt;
-  auto T = loadTraceFor(O);
-  if (!T)
-    return std::nullopt;
-  return CommandInput{*Opts, std::move(*T)};
+  CommandInput In{*Opts, {}, {}};
+  {
+    PhaseTimer Timer("load");
+    Progress P("loading " + O.TracePath);
+    auto Update = [&](double F) { P.update(F); };
+    std::optional<FocusedTrace> F;
+    if (Focus && !Opts->Window)
+      F = readFocusedTrace(O.TracePath, O.Iteration, Update);
+    if (F) {
+      In.Trace = std::move(F->Trace);
+      In.Span = F->Span;
+    } else {
+      auto T = trace::readTrace(O.TracePath, Update);
+      if (!T) {
+        P.done();
+        reportError(O.TracePath, llvm::toString(T.takeError()));
+        return std::nullopt;
+      }
+      In.Trace = std::move(*T);
+    }
+  }
+  for (const std::string &W : In.Trace.Warnings)
+    reportWarning(O.TracePath, W);
+  return In;
 }
 
 llvm::Expected<graph::Graph>
 dd::driver::buildGraphTimed(const CommandInput &In, graph::BuildStats *Stats) {
   PhaseTimer Timer("graph");
-  return graph::buildGraph(In.Trace, In.Build, Stats);
+  auto G = graph::buildGraph(In.Trace, In.Build, Stats);
+  if (G)
+    G->Span = In.Span;
+  return G;
 }
 
 std::optional<graph::Graph>
@@ -105,46 +119,75 @@ dd::driver::parseWindow(std::string_view S) {
   return std::make_pair(*A, *B);
 }
 
-size_t dd::driver::defaultIteration(const graph::Graph &G) {
-  size_t N = G.Iterations.size();
+size_t dd::driver::defaultIteration(llvm::ArrayRef<int64_t> Lengths) {
+  size_t N = Lengths.size();
   if (N <= 2)
     return N - 1;
   std::vector<size_t> Mid;
   for (size_t I = 1; I + 1 < N; ++I)
     Mid.push_back(I);
-  std::stable_sort(Mid.begin(), Mid.end(), [&](size_t A, size_t B) {
-    return G.Iterations[A].measured() < G.Iterations[B].measured();
-  });
+  std::stable_sort(Mid.begin(), Mid.end(),
+                   [&](size_t A, size_t B) { return Lengths[A] < Lengths[B]; });
   return Mid[(Mid.size() - 1) / 2];
 }
 
 llvm::Expected<std::vector<size_t>>
-dd::driver::chooseIterations(const graph::Graph &G, std::string_view Choice) {
+dd::driver::chooseIterations(llvm::ArrayRef<int64_t> Numbers,
+                             llvm::ArrayRef<int64_t> Lengths,
+                             std::string_view Choice) {
   std::vector<size_t> Out;
   if (Choice.empty()) {
-    Out.push_back(defaultIteration(G));
+    Out.push_back(defaultIteration(Lengths));
     return Out;
   }
   if (Choice == "all") {
-    for (size_t I = 0; I < G.Iterations.size(); ++I)
+    for (size_t I = 0; I < Numbers.size(); ++I)
       Out.push_back(I);
     return Out;
   }
   auto N = trace::parseScaledDecimal(Choice, 0);
   std::string Known;
-  for (const auto &It : G.Iterations)
-    Known += (Known.empty() ? "" : ", ") + std::to_string(It.Number);
+  for (int64_t Number : Numbers)
+    Known += (Known.empty() ? "" : ", ") + std::to_string(Number);
   if (!N || Choice.find('.') != std::string_view::npos)
     return makeError("invalid --iteration '" + llvm::Twine(Choice) +
                      "': expected a number or 'all' (the trace has " + Known +
                      ")");
-  for (size_t I = 0; I < G.Iterations.size(); ++I)
-    if (G.Iterations[I].Number == *N)
+  for (size_t I = 0; I < Numbers.size(); ++I)
+    if (Numbers[I] == *N)
       Out.push_back(I);
   if (Out.empty())
     return makeError("the trace has no iteration " + llvm::Twine(*N) +
                      " (it has " + Known + ")");
   return Out;
+}
+
+/// The numbers and lengths of \p G's iterations.
+static std::pair<std::vector<int64_t>, std::vector<int64_t>>
+iterationLists(const graph::Graph &G) {
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> L;
+  for (const graph::Iteration &It : G.Iterations) {
+    L.first.push_back(It.Number);
+    L.second.push_back(It.measured());
+  }
+  return L;
+}
+
+size_t dd::driver::defaultIteration(const graph::Graph &G) {
+  if (G.Span.TraceIterations) {
+    int64_t S = G.Span.Steady;
+    return S >= 0 && size_t(S) < G.Iterations.size() ? size_t(S)
+                                                     : G.Iterations.size();
+  }
+  return defaultIteration(iterationLists(G).second);
+}
+
+llvm::Expected<std::vector<size_t>>
+dd::driver::chooseIterations(const graph::Graph &G, std::string_view Choice) {
+  if (Choice.empty())
+    return std::vector<size_t>{defaultIteration(G)};
+  auto [Numbers, Lengths] = iterationLists(G);
+  return chooseIterations(Numbers, Lengths, Choice);
 }
 
 int64_t dd::driver::gpuBusy(const graph::Graph &G,

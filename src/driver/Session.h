@@ -7,6 +7,7 @@
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -30,11 +31,18 @@ llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
 struct CommandInput {
   graph::BuildOptions Build;
   trace::Trace Trace;
+  /// Where the trace's iterations lie among the file's, when it holds only
+  /// some (see driver/Focus.h); given to the graph.
+  graph::Graph::IterationSpan Span;
 };
 /// Reads the command's graph options (--window, --calibration), then loads
 /// its trace, printing the trace's warnings; nullopt, the error printed, for
-/// a bad option or a trace that cannot be read.
-std::optional<CommandInput> loadInputFor(const TraceOptions &O);
+/// a bad option or a trace that cannot be read. With \p Focus, for a
+/// command that reports the iterations --iteration names, only those
+/// iterations and their neighbours are read where the trace allows it
+/// (driver/Focus.h).
+std::optional<CommandInput> loadInputFor(const TraceOptions &O,
+                                         bool Focus = false);
 /// Builds the graph, timed as the "graph" phase.
 llvm::Expected<graph::Graph> buildGraphTimed(const CommandInput &In,
                                              graph::BuildStats *Stats);
@@ -51,8 +59,15 @@ llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
 /// one), a number as the trace numbers them, or "all".
 llvm::Expected<std::vector<size_t>> chooseIterations(const graph::Graph &G,
                                                      std::string_view Choice);
+/// The same over iterations given by their numbers and measured lengths.
+llvm::Expected<std::vector<size_t>>
+chooseIterations(llvm::ArrayRef<int64_t> Numbers,
+                 llvm::ArrayRef<int64_t> Lengths, std::string_view Choice);
 /// The default iteration: the median-length one, first and last excluded.
+/// For a graph of part of a trace it is the trace's (Graph::Span), and
+/// G.Iterations.size() when that one is not in the graph.
 size_t defaultIteration(const graph::Graph &G);
+size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths);
 
 /// Measured and simulated busy time of the GPU streams inside [Begin, End).
 int64_t gpuBusy(const graph::Graph &G, const std::vector<int64_t> &Start,

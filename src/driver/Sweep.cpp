@@ -147,7 +147,7 @@ std::string dd::driver::iterationLines(const graph::Graph &G,
                                        const Outcome &O) {
   std::string S =
       fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[O.Index].Label,
-                  O.Index + 1, G.Iterations.size(),
+                  G.iterationOrdinal(O.Index), G.traceIterationCount(),
                   O.Index == defaultIteration(G) ? ", steady state" : "");
   S += fmt::format("measured   {}\n", formatDuration(O.Measured));
   S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),

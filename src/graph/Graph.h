@@ -180,6 +180,17 @@ public:
   std::vector<Edge> Edges;
   std::vector<Layer> Layers;
   std::vector<Iteration> Iterations;
+  /// A graph may hold only some of its trace's iterations (replay reads
+  /// the ones it reports and their neighbours: driver/Focus.cpp). Then the
+  /// trace has TraceIterations of them, Iterations[0] is the trace's
+  /// FirstTraceIteration-th (from 0), and Steady is the index in Iterations
+  /// of the trace's steady-state one (outside [0, Iterations.size()) when
+  /// the graph does not hold it). TraceIterations is 0 when the graph holds
+  /// them all.
+  struct IterationSpan {
+    size_t TraceIterations = 0, FirstTraceIteration = 0;
+    int64_t Steady = -1;
+  } Span;
   StringPool Strings;
   int64_t Origin = 0; ///< trace time of simulated time 0
 
@@ -195,6 +206,14 @@ public:
   std::vector<uint32_t> OutBegin, OutEdges; ///< CSR: lowered edges by Src
 
   size_t numTasks() const { return Kind.size(); }
+  /// Iterations[I]'s place among the trace's iterations, from 1, and how
+  /// many the trace has: "iteration 24 of 45".
+  size_t iterationOrdinal(size_t I) const {
+    return Span.FirstTraceIteration + I + 1;
+  }
+  size_t traceIterationCount() const {
+    return Span.TraceIterations ? Span.TraceIterations : Iterations.size();
+  }
   std::string_view name(TaskId T) const { return Strings.str(Name[T]); }
   bool isContainer(TaskId T) const { return Flags[T] & TF_Container; }
   bool isRemoved(TaskId T) const { return Flags[T] & TF_Removed; }

@@ -78,9 +78,10 @@ void HtmlWriter::header() {
   Fact("trace", D.TracePath);
   std::string It = windowLabel(D);
   if (D.Reported.size() == 1)
-    It += fmt::format(
-        " ({} of {}{})", D.Reported.front() + 1, G.Iterations.size(),
-        D.Reported.front() == D.SteadyState ? ", steady state" : "");
+    It += fmt::format(" ({} of {}{})", G.iterationOrdinal(D.Reported.front()),
+                      G.traceIterationCount(),
+                      D.Reported.front() == D.SteadyState ? ", steady state"
+                                                          : "");
   Fact(D.Reported.size() == 1 ? "iteration" : "iterations", It);
   Out += "</dl></header>\n";
 }

@@ -1,0 +1,208 @@
+//===- Focus.cpp - Reading only the iterations a command reports ----------===//
+//
+// Which events a focus on iterations [Lo, Hi] (the reported ones and one on
+// either side) keeps, with A the start of Lo and B the end of Hi:
+//
+//   - every event the survey cannot time, metadata (thread names), memory
+//     records (the memory model starts from everything allocated before);
+//   - the ProfilerStep#N markers that lie inside [A, B]: those of Lo..Hi;
+//   - GPU work, GPU annotations and flow points starting in [A, B + (B-A)):
+//     the work launched inside may run after B;
+//   - every other event starting in [A, B): the builder takes the CPU
+//     calls that start inside the iterations, and nothing before A.
+//
+// The focused trace is checked to hold exactly the iterations Lo..Hi,
+// with their times; anything else (a file the survey or the reader
+// refuses, markers on two threads in equal numbers, begin/end pairs that
+// the cut could split) leaves the file to be read whole.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Focus.h"
+
+#include "builder/GraphBuilder.h"
+#include "driver/Progress.h"
+#include "driver/Session.h"
+#include "support/FileContent.h"
+#include "support/InputStream.h"
+#include "trace/Survey.h"
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::driver;
+using trace::TraceSurvey;
+
+namespace {
+
+/// The ProfilerStep#N iterations of a trace, as the builder takes them.
+struct Steps {
+  std::vector<int64_t> Number, Begin, End, Length;
+};
+
+/// The iterations of \p T; nullopt when the builder's choice of marker
+/// thread would rest on track ids (a tie).
+std::optional<Steps> stepsOf(const trace::Trace &T) {
+  bool Tied = false;
+  std::vector<trace::EventId> Markers = graph::profilerSteps(T, &Tied);
+  if (Tied)
+    return std::nullopt;
+  Steps S;
+  for (trace::EventId E : Markers) {
+    S.Number.push_back(graph::profilerStepNumberOf(T, E));
+    S.Begin.push_back(T.Start[E]);
+    S.End.push_back(T.end(E));
+    S.Length.push_back(T.Dur[E]);
+  }
+  return S;
+}
+
+/// Which elements of the surveyed file a focus on [A, B] keeps (see the
+/// file comment). Called with increasing element indexes.
+class Keep {
+public:
+  Keep(const TraceSurvey &S, int64_t A, int64_t B) : S(S), A(A), B(B) {
+    Tail = B + (B - A);
+  }
+  bool operator()(size_t I) {
+    uint8_t F = S.Flags[I];
+    if (F & TraceSurvey::Always)
+      return true;
+    int64_t T = S.Start[I];
+    if (F & TraceSurvey::StepMarker) {
+      while (S.Markers[NextMarker].Element < I)
+        ++NextMarker;
+      int64_t Dur = S.Markers[NextMarker].Dur;
+      if (Dur >= 0)
+        return T >= A && T <= B - Dur;
+    }
+    return T >= A && T < ((F & TraceSurvey::Device) ? Tail : B);
+  }
+
+private:
+  const TraceSurvey &S;
+  int64_t A, B, Tail;
+  size_t NextMarker = 0;
+};
+
+} // namespace
+
+std::optional<FocusedTrace>
+dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
+                             const trace::ProgressFn &Progress) {
+  if (Choice == "all")
+    return std::nullopt;
+  auto File = InputStream::open(Path);
+  if (!File) {
+    llvm::consumeError(File.takeError());
+    return std::nullopt;
+  }
+  auto Head = (*File)->peek(16);
+  if (!Head || trace::isCuptiData(*Head) ||
+      Head->find('\0') != std::string_view::npos) {
+    if (!Head)
+      llvm::consumeError(Head.takeError());
+    return std::nullopt;
+  }
+  // The survey reads a plain file front to back and the second pass picks
+  // its elements out of it; a gzip file is inflated into memory once, for
+  // both.
+  FileContent Inflated;
+  std::unique_ptr<InputStream> InMemory;
+  InputStream *In = File->get();
+  uint64_t ContentBytes = In->sourceSize();
+  if (In->isCompressed()) {
+    PhaseTimer InflateTimer("inflate");
+    auto C = FileContent::load(Path);
+    if (!C) {
+      llvm::consumeError(C.takeError());
+      return std::nullopt;
+    }
+    Inflated = std::move(*C);
+    InMemory = InputStream::fromMemory(Inflated.data());
+    In = InMemory.get();
+    ContentBytes = Inflated.data().size();
+  }
+
+  // The file whole: every iteration was needed, or they are not
+  // ProfilerStep#N ones.
+  auto Whole = [&]() -> std::optional<FocusedTrace> {
+    auto T = Inflated.data().empty()
+                 ? trace::readTrace(Path)
+                 : trace::parseKinetoJson(Inflated.data(), Path);
+    if (!T) {
+      llvm::consumeError(T.takeError());
+      return std::nullopt;
+    }
+    return FocusedTrace{std::move(*T), {}};
+  };
+  auto Excerpt = [&](llvm::function_ref<bool(size_t)> Keep,
+                     const TraceSurvey &S) -> std::optional<trace::Trace> {
+    auto Doc = trace::excerptKinetoJson(*In, ContentBytes, S, Keep);
+    if (!Doc) {
+      llvm::consumeError(Doc.takeError());
+      return std::nullopt;
+    }
+    auto T = trace::parseKinetoJson(*Doc, Path);
+    if (!T) {
+      llvm::consumeError(T.takeError());
+      return std::nullopt;
+    }
+    return std::move(*T);
+  };
+
+  PhaseTimer SurveyTimer("survey");
+  auto Survey = trace::surveyKinetoJson(*In, Progress);
+  SurveyTimer.stop();
+  if (!Survey) {
+    llvm::consumeError(Survey.takeError());
+    return std::nullopt;
+  }
+  const TraceSurvey &S = *Survey;
+  if (S.Markers.empty() || S.AnyPaired)
+    return Whole();
+
+  // The iterations, read from the markers alone as the builder reads them.
+  auto Markers = Excerpt(
+      [&](size_t I) { return (S.Flags[I] & TraceSurvey::StepMarker) != 0; }, S);
+  if (!Markers)
+    return std::nullopt;
+  std::optional<Steps> All = stepsOf(*Markers);
+  if (!All || All->Number.empty())
+    return Whole();
+  size_t N = All->Number.size();
+  auto Chosen = chooseIterations(All->Number, All->Length, Choice);
+  if (!Chosen) {
+    // The graph of the whole file says what is wrong with the choice,
+    // after whatever is wrong with the trace.
+    llvm::consumeError(Chosen.takeError());
+    return Whole();
+  }
+  auto [MinIt, MaxIt] = std::minmax_element(Chosen->begin(), Chosen->end());
+  size_t Lo = *MinIt > 0 ? *MinIt - 1 : 0;
+  size_t Hi = std::min(*MaxIt + 1, N - 1);
+  if (Lo == 0 && Hi == N - 1)
+    return Whole();
+
+  PhaseTimer ReadTimer("excerpt");
+  auto T = Excerpt(Keep(S, All->Begin[Lo], All->End[Hi]), S);
+  ReadTimer.stop();
+  if (!T)
+    return std::nullopt;
+  // The focused trace must hold iterations Lo..Hi and no other (markers of
+  // another thread in the window could outnumber them there).
+  std::optional<Steps> Got = stepsOf(*T);
+  if (!Got || Got->Number.size() != Hi - Lo + 1)
+    return Whole();
+  for (size_t I = 0; I <= Hi - Lo; ++I)
+    if (Got->Number[I] != All->Number[Lo + I] ||
+        Got->Begin[I] != All->Begin[Lo + I] || Got->End[I] != All->End[Lo + I])
+      return Whole();
+
+  FocusedTrace F{std::move(*T), {}};
+  F.Span.TraceIterations = N;
+  F.Span.FirstTraceIteration = Lo;
+  F.Span.Steady = static_cast<int64_t>(defaultIteration(All->Length)) -
+                  static_cast<int64_t>(Lo);
+  return F;
+}
