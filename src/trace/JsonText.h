@@ -12,6 +12,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -29,12 +30,28 @@ plainString(std::string_view Tok) {
   return std::string_view(P, Quote - P);
 }
 
+/// The lowest byte of \p W (little-endian) equal to \p C, as a bit mask
+/// with that byte's high bit set (bytes above it may be set too), or 0.
+static inline uint64_t bytesEqual(uint64_t W, char C) {
+  uint64_t X = W ^ (0x0101010101010101u * static_cast<unsigned char>(C));
+  return (X - 0x0101010101010101u) & ~X & 0x8080808080808080u;
+}
+
 /// A field's key, as unescaped_key() gives it.
 static inline std::string_view
 keyOf(simdjson::simdjson_result<simdjson::ondemand::field> &Field) {
-  // The key was checked to be a closed string: its '"' comes.
+  // The key was checked to be a closed string: its '"' comes. The buffer
+  // is padded: eight bytes can be read at any position in it. Keys are
+  // short: the first eight bytes nearly always hold the closing quote.
   const char *P = simdjson::ondemand::raw_json_string(Field.key()).raw();
-  for (const char *Q = P;; ++Q) {
+  uint64_t W;
+  std::memcpy(&W, P, 8);
+  uint64_t Quote = bytesEqual(W, '"'), Escape = bytesEqual(W, '\\');
+  if (Quote && (!Escape || __builtin_ctzll(Quote) < __builtin_ctzll(Escape)))
+    return std::string_view(P, __builtin_ctzll(Quote) / 8);
+  if (Escape)
+    return Field.unescaped_key();
+  for (const char *Q = P + 8;; ++Q) {
     if (*Q == '"')
       return std::string_view(P, Q - P);
     if (*Q == '\\')

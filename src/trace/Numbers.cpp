@@ -28,14 +28,8 @@ constexpr uint64_t Pow10[] = {1u,
                               1000000000000000000u,
                               10000000000000000000u};
 
-/// The common case, [-]DIGITS[.DIGITS] with at most 19 digits in all and
-/// nothing around it, without building a digit string: every timestamp and
-/// duration of a trace goes through here. 19 digits still fit in a uint64,
-/// and absolute epoch microseconds with three decimals
-/// ("1712195497714866.810") have exactly 19. False when the text is not of
-/// that form (the general parser then decides).
 /// Whether the 8 bytes \p W (little-endian) are all ASCII digits.
-bool eightDigits(uint64_t W) {
+inline bool eightDigits(uint64_t W) {
   constexpr uint64_t High = 0xF0F0F0F0F0F0F0F0u, Zeros = 0x3030303030303030u,
                      Six = 0x0606060606060606u;
   return (W & High) == Zeros && ((W + Six) & High) == Zeros;
@@ -43,52 +37,56 @@ bool eightDigits(uint64_t W) {
 
 /// The value of 8 ASCII digits loaded little-endian (the first digit in
 /// the lowest byte): three multiply-and-shift steps pair them up.
-uint64_t eightDigitsValue(uint64_t W) {
+inline uint64_t eightDigitsValue(uint64_t W) {
   W -= 0x3030303030303030u;
   W = (W * 10 + (W >> 8)) & 0x00FF00FF00FF00FFu;
   W = (W * 100 + (W >> 16)) & 0x0000FFFF0000FFFFu;
   return (W * 10000 + (W >> 32)) & 0xFFFFFFFFu;
 }
 
-/// Appends the digits at S[I...] to V, eight at a time while there are
-/// eight and room for them within 19 digits, then one at a time.
-void digitRun(std::string_view S, size_t &I, uint64_t &V, int &Digits,
-              int *Frac) {
-  size_t N = S.size();
-  while (I + 8 <= N && Digits + 8 <= 19) {
+/// Appends the digits from \p P on to \p V, eight at a time while there
+/// are eight and room for them within 19 digits, then one at a time;
+/// returns where they end.
+[[gnu::always_inline]] inline const char *digitRun(const char *P, const char *E,
+                                                   uint64_t &V, int &Digits) {
+  while (E - P >= 8 && Digits <= 11) {
     uint64_t W;
-    std::memcpy(&W, S.data() + I, 8);
+    std::memcpy(&W, P, 8);
     if (!eightDigits(W))
       break;
     V = V * 100000000u + eightDigitsValue(W);
-    I += 8;
+    P += 8;
     Digits += 8;
-    if (Frac)
-      *Frac += 8;
   }
-  for (; I < N && S[I] >= '0' && S[I] <= '9'; ++I, ++Digits) {
-    V = V * 10 + uint64_t(S[I] - '0');
-    if (Frac)
-      ++*Frac;
-  }
+  for (; P < E && static_cast<unsigned char>(*P - '0') < 10; ++P, ++Digits)
+    V = V * 10 + uint64_t(*P - '0');
+  return P;
 }
 
+/// The common case, [-]DIGITS[.DIGITS] with at most 19 digits in all and
+/// nothing around it, without building a digit string: every timestamp and
+/// duration of a trace goes through here. 19 digits still fit in a uint64,
+/// and absolute epoch microseconds with three decimals
+/// ("1712195497714866.810") have exactly 19. False when the text is not of
+/// that form (the general parser then decides).
 bool parsePlainDecimal(std::string_view S, int Scale, int64_t &Out) {
-  size_t I = 0, N = S.size();
+  const char *P = S.data(), *E = P + S.size();
   bool Negative = false;
-  if (I < N && S[I] == '-') {
+  if (P < E && *P == '-') {
     Negative = true;
-    ++I;
+    ++P;
   }
   uint64_t V = 0;
   int Digits = 0, Frac = 0;
-  size_t IntStart = I;
-  digitRun(S, I, V, Digits, nullptr);
-  bool SawInt = I > IntStart;
-  if (I < N && S[I] == '.') {
-    ++I;
-    digitRun(S, I, V, Digits, &Frac);
+  const char *IntStart = P;
+  P = digitRun(P, E, V, Digits);
+  bool SawInt = P > IntStart;
+  if (P < E && *P == '.') {
+    int Before = Digits;
+    P = digitRun(P + 1, E, V, Digits);
+    Frac = Digits - Before;
   }
+  size_t I = static_cast<size_t>(P - S.data()), N = S.size();
   if (I != N || Digits == 0 || Digits > 19 || (!SawInt && Frac == 0) ||
       Scale < 0 || Scale > 18)
     return false;

@@ -54,6 +54,7 @@ const char *const Tricky = R"({"schemaVersion": 1,
   {"name": "\u0050rofiler\u0053tep#4", "ph": "X", "cat": "cpu_op", "ts": "160", "dur": 10, "pid": 1, "tid": 2},
   {"ph": "f", "cat": "ac2g", "id": 1, "pid": 0, "tid": 7, "ts": 120, "bp": "e"},
   {"ph": "X", "cat": "cpu_op", "name": "PyTorch op", "pid": 1, "tid": 2, "ts": 130, "dur": 2},
+  {"p\u0068": "X", "a long key, \u0041": 0, "cat": "cpu_op", "name": "keys", "pid": 1, "tid": 2, "t\u0073": 140, "dur": 1},
   {"ph": "X", "cat": "cpu_op", "name": "late ts", "pid": 1, "tid": 2, "ts": "soon", "dur": 2}
  ],
  "traceName": "t {]"})";
@@ -63,7 +64,7 @@ const char *const Tricky = R"({"schemaVersion": 1,
 TEST_CASE("survey: each element's place, start and sort") {
   auto S = surveyOf(Tricky);
   REQUIRE_MESSAGE(static_cast<bool>(S), llvm::toString(S.takeError()));
-  REQUIRE(S->numElements() == 8);
+  REQUIRE(S->numElements() == 9);
   std::string_view Doc = Tricky;
   for (size_t I = 0; I < S->numElements(); ++I) {
     CAPTURE(I);
@@ -85,8 +86,10 @@ TEST_CASE("survey: each element's place, start and sort") {
   CHECK(S->Start[4] == 160000);
   CHECK(Has(5, F::Device)); // a flow point
   CHECK(S->Flags[6] == F::Timed);
-  CHECK(Has(7, F::Always)); // no time: the reader says what is wrong
-  CHECK_FALSE(Has(7, F::Timed));
+  CHECK(S->Flags[7] == F::Timed); // keys with escapes, read as the reader does
+  CHECK(S->Start[7] == 140000);
+  CHECK(Has(8, F::Always)); // no time: the reader says what is wrong
+  CHECK_FALSE(Has(8, F::Timed));
   CHECK_FALSE(S->AnyPaired);
 
   REQUIRE(S->Markers.size() == 2);
@@ -130,13 +133,24 @@ TEST_CASE("excerpt: a document of some elements reads as those elements") {
   REQUIRE(static_cast<bool>(S));
   // Every element but the one without a time: the trace of the document
   // without it.
-  std::string Some = excerptOf(Tricky, *S, [](size_t I) { return I != 7; });
+  std::string Some = excerptOf(Tricky, *S, [](size_t I) { return I != 8; });
   std::string Without = Tricky;
   size_t Cut = Without.find(R"(,
   {"ph": "X", "cat": "cpu_op", "name": "late ts")");
   REQUIRE(Cut != std::string::npos);
   Without.erase(Cut, Without.find("\n ]", Cut) - Cut);
   CHECK(dumpOf(Some) == dumpOf(Without));
+  // The reader reads escaped keys as the survey does.
+  auto W = parseKinetoJson(Without, "t.json");
+  REQUIRE(static_cast<bool>(W));
+  bool Found = false;
+  for (EventId E = 0; E < W->numEvents(); ++E)
+    if (W->name(E) == "keys") {
+      Found = true;
+      CHECK(W->Start[E] == 140000);
+      CHECK(W->Kind[E] == EventKind::CpuOp);
+    }
+  CHECK(Found);
   // Runs of one and two elements; none at all.
   std::string Runs = excerptOf(Tricky, *S, [](size_t I) {
     return I == 1 || I == 2 || I == 4 || I == 6;
@@ -148,7 +162,7 @@ TEST_CASE("excerpt: a document of some elements reads as those elements") {
   std::string None = excerptOf(Tricky, *S, [](size_t) { return false; });
   CHECK(None.find(R"("traceEvents":[])") != std::string::npos);
   // The last element, and what follows the array, cut off cleanly.
-  std::string Last = excerptOf(Tricky, *S, [](size_t I) { return I == 7; });
+  std::string Last = excerptOf(Tricky, *S, [](size_t I) { return I == 8; });
   CHECK(Last.find(R"("dur": 2}])") != std::string::npos);
 }
 
