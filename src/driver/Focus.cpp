@@ -23,7 +23,7 @@
 #include "builder/GraphBuilder.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
-#include "support/FileContent.h"
+#include "support/ContentBuffer.h"
 #include "support/InputStream.h"
 #include "trace/Survey.h"
 
@@ -92,44 +92,36 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
                              const trace::ProgressFn &Progress) {
   if (Choice == "all")
     return std::nullopt;
-  auto File = InputStream::open(Path);
-  if (!File) {
-    llvm::consumeError(File.takeError());
+  auto Opened = InputStream::open(Path);
+  if (!Opened) {
+    llvm::consumeError(Opened.takeError());
     return std::nullopt;
   }
-  auto Head = (*File)->peek(16);
+  InputStream &File = **Opened;
+  auto Head = File.peek(16);
   if (!Head || trace::isCuptiData(*Head) ||
       Head->find('\0') != std::string_view::npos) {
     if (!Head)
       llvm::consumeError(Head.takeError());
     return std::nullopt;
   }
-  // The survey reads a plain file front to back and the second pass picks
-  // its elements out of it; a gzip file is inflated into memory once, for
-  // both.
-  FileContent Inflated;
+  // The survey reads the file front to back; the second pass picks
+  // elements out of a plain file, or out of the copy of a gzip file's
+  // content that the survey kept as it inflated it.
+  ContentBuffer Inflated;
   std::unique_ptr<InputStream> InMemory;
-  InputStream *In = File->get();
-  uint64_t ContentBytes = In->sourceSize();
-  if (In->isCompressed()) {
-    PhaseTimer InflateTimer("inflate");
-    auto C = FileContent::load(Path);
-    if (!C) {
-      llvm::consumeError(C.takeError());
+  if (File.isCompressed()) {
+    // Kineto JSON inflates about 10x; the buffer grows if need be.
+    if (!Inflated.reserve(static_cast<size_t>(File.sourceSize()) * 10))
       return std::nullopt;
-    }
-    Inflated = std::move(*C);
-    InMemory = InputStream::fromMemory(Inflated.data());
-    In = InMemory.get();
-    ContentBytes = Inflated.data().size();
+    File.keepCopy(&Inflated);
   }
 
   // The file whole: every iteration was needed, or they are not
   // ProfilerStep#N ones.
   auto Whole = [&]() -> std::optional<FocusedTrace> {
-    auto T = Inflated.data().empty()
-                 ? trace::readTrace(Path)
-                 : trace::parseKinetoJson(Inflated.data(), Path);
+    auto T = InMemory ? trace::parseKinetoJson(Inflated.data(), Path)
+                      : trace::readTrace(Path);
     if (!T) {
       llvm::consumeError(T.takeError());
       return std::nullopt;
@@ -138,7 +130,9 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
   };
   auto Excerpt = [&](llvm::function_ref<bool(size_t)> Keep,
                      const TraceSurvey &S) -> std::optional<trace::Trace> {
-    auto Doc = trace::excerptKinetoJson(*In, ContentBytes, S, Keep);
+    InputStream &From = InMemory ? *InMemory : File;
+    uint64_t Bytes = InMemory ? Inflated.data().size() : File.sourceSize();
+    auto Doc = trace::excerptKinetoJson(From, Bytes, S, Keep);
     if (!Doc) {
       llvm::consumeError(Doc.takeError());
       return std::nullopt;
@@ -152,11 +146,15 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
   };
 
   PhaseTimer SurveyTimer("survey");
-  auto Survey = trace::surveyKinetoJson(*In, Progress);
+  auto Survey = trace::surveyKinetoJson(File, Progress);
   SurveyTimer.stop();
   if (!Survey) {
     llvm::consumeError(Survey.takeError());
     return std::nullopt;
+  }
+  if (File.isCompressed()) {
+    File.keepCopy(nullptr);
+    InMemory = InputStream::fromMemory(Inflated.data());
   }
   const TraceSurvey &S = *Survey;
   if (S.Markers.empty() || S.AnyPaired)

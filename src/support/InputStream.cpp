@@ -1,5 +1,6 @@
 #include "support/InputStream.h"
 
+#include "support/ContentBuffer.h"
 #include "support/Error.h"
 
 #include <zlib.h>
@@ -161,6 +162,13 @@ llvm::Expected<std::string_view> InputStream::peek(size_t N) {
 }
 
 llvm::Expected<size_t> InputStream::read(char *Dst, size_t Max) {
+  auto N = readUncopied(Dst, Max);
+  if (N && Copy && !Copy->append(Dst, *N))
+    return makeError("out of memory keeping the trace's content");
+  return N;
+}
+
+llvm::Expected<size_t> InputStream::readUncopied(char *Dst, size_t Max) {
   if (AheadUsed < Ahead.size()) {
     size_t N = std::min(Max, Ahead.size() - AheadUsed);
     std::memcpy(Dst, Ahead.data() + AheadUsed, N);

@@ -20,6 +20,8 @@
 
 namespace dd {
 
+class ContentBuffer;
+
 class InputStream {
 public:
   /// Opens \p Path for reading. Errors say why ("cannot open: ...").
@@ -44,6 +46,11 @@ public:
   /// Reads everything that is left into a string with at least \p Padding
   /// bytes of spare capacity (for parsers that read past the end in blocks).
   llvm::Expected<std::string> readAll(size_t Padding = 64);
+
+  /// From now on, appends everything read() hands out to \p Into (nullptr:
+  /// stop): a copy of the content from the current position, to read
+  /// again from memory.
+  void keepCopy(ContentBuffer *Into) { Copy = Into; }
 
   /// Reads up to \p Max bytes of content at content offset \p Offset into
   /// \p Dst, wherever the stream stands, without moving it; fewer only at
@@ -79,6 +86,8 @@ private:
   std::unique_ptr<Gzip> Z; ///< set for gzip sources
   std::string Ahead;       ///< content peeked and not read yet
   size_t AheadUsed = 0;
+  ContentBuffer *Copy = nullptr; ///< see keepCopy()
+  llvm::Expected<size_t> readUncopied(char *Dst, size_t Max);
   llvm::Expected<size_t> readContent(char *Dst, size_t Max);
 };
 

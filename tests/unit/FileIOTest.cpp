@@ -1,5 +1,6 @@
 #include "support/FileIO.h"
-#include "support/FileContent.h"
+#include "support/ContentBuffer.h"
+#include "support/InputStream.h"
 
 #include <doctest/doctest.h>
 #include <zlib.h>
@@ -57,38 +58,56 @@ TEST_CASE("reading a missing file says why") {
         std::string::npos);
 }
 
-TEST_CASE("a file's content in memory, inflated or as stored") {
-  // Larger than the first guess at the inflated size (4x the file), so
-  // that the room grows; two members, so that the stated size is wrong.
+TEST_CASE("a stream keeps a copy of what it hands out") {
+  // More than the room first reserved, so that the copy grows; two gzip
+  // members; a peek before the copy starts.
   std::string Text;
   for (int I = 0; Text.size() < (3u << 20); ++I)
     Text += "{\"ph\": \"X\", \"ts\": " + std::to_string(I) + "},\n";
-  std::string Dir = std::filesystem::temp_directory_path().string();
-  std::string Gz = Dir + "/ddscript_content_test.json.gz";
-  std::string Plain = Dir + "/ddscript_content_test.json";
-  std::ofstream(Gz, std::ios::binary)
-      << gzipOf(Text.substr(0, 1000)) + gzipOf(Text.substr(1000));
-  std::ofstream(Plain, std::ios::binary) << Text;
-  for (const std::string &Path : {Gz, Plain}) {
-    CAPTURE(Path);
-    auto C = dd::FileContent::load(Path);
-    REQUIRE(static_cast<bool>(C));
-    CHECK(C->data() == Text);
-    CHECK(C->isCompressed() == (Path == Gz));
-    dd::FileContent Moved = std::move(*C);
-    CHECK(Moved.data().size() == Text.size());
-    CHECK(C->data().empty());
+  std::string Gz = gzipOf(Text.substr(0, 1000)) + gzipOf(Text.substr(1000));
+  for (const std::string &Source : {Gz, Text}) {
+    auto In = dd::InputStream::fromMemory(Source);
+    REQUIRE(static_cast<bool>(In->peek(16)));
+    dd::ContentBuffer Copy;
+    REQUIRE(Copy.reserve(1 << 20));
+    In->keepCopy(&Copy);
+    std::string Read(1 << 16, '\0');
+    size_t Total = 0;
+    for (;;) {
+      auto N = In->read(Read.data(), Read.size());
+      REQUIRE(static_cast<bool>(N));
+      if (*N == 0)
+        break;
+      Total += *N;
+    }
+    CHECK(Total == Text.size());
+    CHECK(Copy.data() == Text);
+    dd::ContentBuffer Moved = std::move(Copy);
+    CHECK(Moved.data() == Text);
+    CHECK(Copy.data().empty());
     Moved.release();
     CHECK(Moved.data().empty());
   }
-  std::string Cut = gzipOf(Text);
-  std::ofstream(Gz, std::ios::binary) << Cut.substr(0, Cut.size() / 2);
-  auto Bad = dd::FileContent::load(Gz);
-  REQUIRE_FALSE(static_cast<bool>(Bad));
-  CHECK(llvm::toString(Bad.takeError()).find("truncated") != std::string::npos);
-  auto Missing = dd::FileContent::load(Dir + "/ddscript/no/such/file");
-  CHECK_FALSE(static_cast<bool>(Missing));
-  llvm::consumeError(Missing.takeError());
-  std::filesystem::remove(Gz);
-  std::filesystem::remove(Plain);
+}
+
+TEST_CASE("readAt reads a plain file anywhere, and refuses gzip") {
+  std::string Text = "0123456789abcdef";
+  std::string Path =
+      (std::filesystem::temp_directory_path() / "ddscript_readat_test.json")
+          .string();
+  std::ofstream(Path, std::ios::binary) << Text;
+  auto In = dd::InputStream::open(Path);
+  REQUIRE(static_cast<bool>(In));
+  char Buf[8];
+  auto N = (*In)->readAt(10, Buf, 8);
+  REQUIRE(static_cast<bool>(N));
+  CHECK(std::string(Buf, *N) == "abcdef");
+  N = (*In)->readAt(100, Buf, 8);
+  REQUIRE(static_cast<bool>(N));
+  CHECK(*N == 0);
+  std::filesystem::remove(Path);
+  auto Z = dd::InputStream::fromMemory(gzipOf(Text));
+  auto Bad = Z->readAt(0, Buf, 8);
+  CHECK_FALSE(static_cast<bool>(Bad));
+  llvm::consumeError(Bad.takeError());
 }
