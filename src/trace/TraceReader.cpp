@@ -22,7 +22,7 @@ unsigned dd::trace::defaultLoadThreads() {
 }
 
 unsigned dd::trace::loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes) {
-  return ContentBytes < 2 * uint64_t(WindowBytes) ? 1 : defaultLoadThreads();
+  return ContentBytes < 12 * uint64_t(WindowBytes) ? 1 : defaultLoadThreads();
 }
 
 llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,

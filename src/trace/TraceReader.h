@@ -31,8 +31,10 @@ constexpr size_t DefaultWindowBytes = size_t(4) << 20;
 unsigned defaultLoadThreads();
 
 /// The threads for \p ContentBytes of JSON read in windows of
-/// \p WindowBytes: defaultLoadThreads(), but one for a window or two, which
-/// has nothing to share out (threads would only cost their start).
+/// \p WindowBytes: defaultLoadThreads(), but one below 12 windows (48 MB).
+/// Threads parse ahead into batches, tens of MB of fresh memory in all;
+/// below that size writing it costs more than the second thread saves
+/// (measured on 15, 37, 49 and 110 MB traces, docs/validation.md).
 unsigned loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes);
 
 /// Reads Kineto JSON from \p In, front to back in windows of about
@@ -40,7 +42,7 @@ unsigned loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes);
 /// not the file. With \p Threads > 1, windows are parsed on that many
 /// threads (this one included) and committed in order: the trace, its
 /// warnings and errors are the same as with one (0: defaultLoadThreads(),
-/// one for files of a window or two).
+/// one for files under 12 windows: loadThreadsFor).
 llvm::Expected<Trace> readKinetoJson(InputStream &In, const std::string &Path,
                                      const ProgressFn &Progress = nullptr,
                                      size_t WindowBytes = 0,
