@@ -76,43 +76,39 @@ void surveyElement(od::value V, Item &It) {
   if (V.type() != od::json_type::object)
     throw NotSurveyed{};
   std::string_view Ph, Ts, Dur, Name, CatText;
-  bool HasTs = false, HasCat = false, HasName = false, HasDur = false;
-  // The first of each field decides: Kineto writes "args" last, and the
-  // walk stops once it has what it needs (see Survey.h).
+  bool HasTs = false, HasCat = false;
+  // Every field is walked, so that the element is whole before it counts
+  // (the walker reads an element that ends past its window again, in the
+  // next one); a repeated key reads as its last, as the reader reads it.
   for (auto Field : V.get_object()) {
     std::string_view Key = jsontext::keyOf(Field);
     switch (Key.size()) {
     case 2:
-      if (Key == "ph" && Ph.empty()) {
+      if (Key == "ph") {
         Ph = textOf(Field.value());
-      } else if (Key == "ts" && !HasTs) {
+      } else if (Key == "ts") {
         Ts = textOf(Field.value());
         HasTs = true;
       }
       break;
     case 3:
-      if (Key == "dur" && !HasDur) {
+      if (Key == "dur") {
         Dur = textOf(Field.value());
-        HasDur = true;
-      } else if (Key == "cat" && !HasCat) {
+      } else if (Key == "cat") {
         CatText = textOf(Field.value());
         HasCat = true;
       }
       break;
     case 4:
-      if (Key == "name" && !HasName) {
+      if (Key == "name") {
         od::value FV = Field.value();
-        if (nameMatters(FV.raw_json_token()))
-          Name = textOf(FV);
-        HasName = true;
+        Name =
+            nameMatters(FV.raw_json_token()) ? textOf(FV) : std::string_view();
       }
       break;
     default:
       break;
     }
-    if (HasTs && HasCat && HasName && !Ph.empty() &&
-        (HasDur || Name.substr(0, 13) != "ProfilerStep#"))
-      break;
   }
   char P = Ph.empty() ? 0 : Ph[0];
   if (P == 'B' || P == 'E')

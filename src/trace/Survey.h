@@ -11,10 +11,7 @@
 // The survey reads text the way the Kineto reader does (the same walker,
 // the same string rules, the same timestamp parser), so an element's time
 // here is its start in the trace the reader makes. Whatever the survey does
-// not understand it marks to be kept, and the reader decides. It stops
-// reading an element once it has the fields it needs (Kineto writes "args"
-// last): of an element that repeats one of them, which JSON leaves
-// undefined, the survey reads the first and the reader the last.
+// not understand it marks to be kept, and the reader decides.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_TRACE_SURVEY_H

@@ -222,3 +222,38 @@ TEST_CASE("excerpt: every fixture, kept whole, reads as the fixture") {
   CHECK(*All == FromMemory);
   std::filesystem::remove(Plain);
 }
+
+TEST_CASE("survey: an element larger than a window") {
+  // The walker reads an element that ends past its window again, in a
+  // larger one: the survey must not count it before it is whole. A name of
+  // 3 MB and args of 2 MB, with "}, {" inside both.
+  std::string Big = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int I = 0; I < 2000; ++I)
+    Big +=
+        R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" +
+        std::to_string(I) + R"(, "dur": 1},)" + "\n";
+  std::string Filler(3u << 20, 'x');
+  for (size_t I = 1000; I + 10 < Filler.size(); I += 100000)
+    Filler.replace(I, 5, "}, {a");
+  Big += R"({"ph": "X", "cat": "cpu_op", "name": ")" + Filler +
+         R"(", "pid": 1, "tid": 1, "ts": 5000, "dur": 1, "args": {"a": [)";
+  for (int I = 0; I < 200000; ++I)
+    Big += R"({"k": 1}, )";
+  Big += R"({"k": 2}]}},)"
+         "\n";
+  for (int I = 0; I < 2000; ++I)
+    Big +=
+        R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": )" +
+        std::to_string(6000 + I) + R"(, "dur": 1},)" + "\n";
+  Big +=
+      R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1}], "traceName": "t"})";
+  for (unsigned Threads : {1u, 2u}) {
+    CAPTURE(Threads);
+    auto S = surveyOf(Big, Threads);
+    REQUIRE_MESSAGE(static_cast<bool>(S), llvm::toString(S.takeError()));
+    CHECK(S->numElements() == 4002);
+    CHECK(S->Start[2000] == 5000000);
+    CHECK(dumpOf(excerptOf(Big, *S, [](size_t) { return true; })) ==
+          dumpOf(Big));
+  }
+}
