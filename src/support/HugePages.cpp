@@ -53,6 +53,11 @@ void dd::restartWithHugePages(char **Argv) {
   const char *Opt = std::getenv("DDSCRIPT_HUGEPAGES");
   if ((Opt && std::strcmp(Opt, "0") == 0) || !madviseMode())
     return;
+  // Under valgrind the restarted program would run outside it (valgrind
+  // follows no exec by default), unseen by the tool the user ran.
+  const char *Preload = std::getenv("LD_PRELOAD");
+  if (Preload && std::strstr(Preload, "vgpreload"))
+    return;
   const char *Tunables = std::getenv("GLIBC_TUNABLES");
   if (Tunables && std::strstr(Tunables, "glibc.malloc.hugetlb"))
     return;

@@ -16,7 +16,8 @@ namespace dd {
 /// Starts this program again, once, with glibc's malloc asking for huge
 /// pages, where that helps: Linux with transparent huge pages in "madvise"
 /// mode, glibc, GLIBC_TUNABLES not already saying, DDSCRIPT_HUGEPAGES not
-/// "0". Returns where it does not (or the restart fails). In the program
+/// "0", not under valgrind. Returns where it does not (or the restart
+/// fails). In the program
 /// started again it puts GLIBC_TUNABLES back as it was, so that programs
 /// it runs (`ddscript record`) do not inherit the setting. Call it first
 /// thing in main(), with main's argv.
