@@ -141,10 +141,14 @@ void printText(const std::string &Path, const graph::Graph &G,
   if (Stats.GpuWithoutLauncher || Stats.OverlappingLeaves ||
       Stats.ClampedDelays)
     Out += fmt::format("           trace quirks: {} GPU ops without a traced "
-                       "launch, {} overlapping CPU calls, {} dependencies "
+                       "launch{}, {} overlapping CPU calls, {} dependencies "
                        "the times contradict by under 2 us\n",
-                       Stats.GpuWithoutLauncher, Stats.OverlappingLeaves,
-                       Stats.ClampedDelays);
+                       Stats.GpuWithoutLauncher,
+                       G.Span.TraceIterations
+                           ? " in the iterations read (work queued before "
+                             "them counts here)"
+                           : "",
+                       Stats.OverlappingLeaves, Stats.ClampedDelays);
   if (Stats.OverlappingGpu)
     Out +=
         fmt::format("           {} GPU ops start before the one before "
