@@ -50,16 +50,23 @@ TEST_CASE("malformed and out-of-range text is refused") {
   CHECK(parseScaledDecimal("9223372036854775807", 0) == INT64_MAX);
 }
 
+namespace {
+/// A small deterministic generator for the randomised checks.
+struct XorShift {
+  uint64_t State;
+  uint64_t operator()() {
+    State ^= State << 13;
+    State ^= State >> 7;
+    State ^= State << 17;
+    return State;
+  }
+};
+} // namespace
+
 TEST_CASE("plain decimals parse as the general parser does") {
   // Plain text takes a fast path; the same text in quotes takes the
   // general one. Both must agree on every value, rounding included.
-  uint64_t Rng = 88172645463325252ull;
-  auto Next = [&]() {
-    Rng ^= Rng << 13;
-    Rng ^= Rng >> 7;
-    Rng ^= Rng << 17;
-    return Rng;
-  };
+  XorShift Next{88172645463325252ull};
   for (int I = 0; I < 20000; ++I) {
     std::string S = (Next() % 4 == 0) ? "-" : "";
     // Up to 19 digits before the point (the fast path's limit) and more.
@@ -87,13 +94,7 @@ TEST_CASE("digits are read eight at a time without changing any value") {
   CHECK(parseScaledDecimal("0000000000000000001", 0) == 1);
   CHECK(parseScaledDecimal("99999999.99999999", 8) == 9999999999999999);
   CHECK_FALSE(parseScaledDecimal("12345678901234567890", 0)); // 20 digits
-  uint64_t Rng = 2463534242ull;
-  auto Next = [&]() {
-    Rng ^= Rng << 13;
-    Rng ^= Rng >> 7;
-    Rng ^= Rng << 17;
-    return Rng;
-  };
+  XorShift Next{2463534242ull};
   // Not blanks or quotes: the general parser trims those only outside
   // quotes, so the two readings would differ for a reason of their own.
   const std::string Odd = "/:.e-+x";
