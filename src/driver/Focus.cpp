@@ -3,8 +3,9 @@
 // Which events a focus on iterations [Lo, Hi] (the reported ones and one on
 // either side) keeps, with A the start of Lo and B the end of Hi:
 //
-//   - every event the survey cannot time, metadata (thread names), memory
-//     records (the memory model starts from everything allocated before);
+//   - every event the survey cannot time, metadata (thread names); memory
+//     records when the memory model is wanted (it starts from everything
+//     allocated before), else none;
 //   - the ProfilerStep#N markers that lie inside [A, B]: those of Lo..Hi;
 //   - GPU work, GPU annotations and flow points starting in [A, B + (B-A)):
 //     the work launched inside may run after B;
@@ -61,13 +62,16 @@ std::optional<Steps> stepsOf(const trace::Trace &T) {
 /// file comment). Called with increasing element indexes.
 class Keep {
 public:
-  Keep(const TraceSurvey &S, int64_t A, int64_t B) : S(S), A(A), B(B) {
+  Keep(const TraceSurvey &S, int64_t A, int64_t B, bool Memory)
+      : S(S), A(A), B(B), Memory(Memory) {
     Tail = B + (B - A);
   }
   bool operator()(size_t I) {
     uint8_t F = S.Flags[I];
     if (F & TraceSurvey::Always)
       return true;
+    if (F & TraceSurvey::MemoryRecord)
+      return Memory;
     int64_t T = S.Start[I];
     if (F & TraceSurvey::StepMarker) {
       while (S.Markers[NextMarker].Element < I)
@@ -82,6 +86,7 @@ public:
 private:
   const TraceSurvey &S;
   int64_t A, B, Tail;
+  bool Memory;
   size_t NextMarker = 0;
 };
 
@@ -89,7 +94,7 @@ private:
 
 std::optional<FocusedTrace>
 dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
-                             const trace::ProgressFn &Progress) {
+                             bool Memory, const trace::ProgressFn &Progress) {
   if (Choice == "all")
     return std::nullopt;
   auto Opened = InputStream::open(Path);
@@ -183,7 +188,7 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
     return Whole();
 
   PhaseTimer ReadTimer("excerpt");
-  auto T = Excerpt(Keep(S, All->Begin[Lo], All->End[Hi]), S);
+  auto T = Excerpt(Keep(S, All->Begin[Lo], All->End[Hi], Memory), S);
   ReadTimer.stop();
   if (!T)
     return std::nullopt;

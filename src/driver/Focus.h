@@ -32,12 +32,14 @@ struct FocusedTrace {
 
 /// Reads the events of \p Path that the iterations named by \p Choice (""
 /// for the steady-state one, or a number; not "all") and their neighbours
-/// need. nullopt where that cannot be done or the file cannot be read so:
-/// a run.cupti file, a trace without ProfilerStep#N iterations, input the
-/// reader refuses. The caller then reads the file as usual, and reports
-/// what is wrong with it in the usual words.
+/// need, and all its memory records with \p Memory (the graph needs none;
+/// the memory model of a report needs every one). nullopt where that cannot be
+/// done or the file cannot be read so: a run.cupti file, a trace without
+/// ProfilerStep#N iterations, input the reader refuses. The caller then reads
+/// the file as usual, and reports what is wrong with it in the usual words.
 std::optional<FocusedTrace> readFocusedTrace(const std::string &Path,
                                              std::string_view Choice,
+                                             bool Memory,
                                              const trace::ProgressFn &Progress);
 
 } // namespace dd::driver

@@ -60,7 +60,9 @@ std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O,
     auto Update = [&](double F) { P.update(F); };
     std::optional<FocusedTrace> F;
     if (Focus && !Opts->Window)
-      F = readFocusedTrace(O.TracePath, O.Iteration, Update);
+      F = readFocusedTrace(O.TracePath, O.Iteration,
+                           !O.TimelinePath.empty() || !O.ReportPath.empty(),
+                           Update);
     if (F) {
       In.Trace = std::move(F->Trace);
       In.Span = F->Span;

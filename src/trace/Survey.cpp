@@ -113,8 +113,10 @@ void surveyElement(od::value V, Item &It) {
   char P = Ph.empty() ? 0 : Ph[0];
   if (P == 'B' || P == 'E')
     It.Flags |= TraceSurvey::Paired;
-  if (P == 'M' || Name == "[memory]")
+  if (P == 'M')
     It.Flags |= TraceSurvey::Always;
+  if (Name == "[memory]")
+    It.Flags |= TraceSurvey::MemoryRecord;
   if (P == 's' || P == 't' || P == 'f')
     It.Flags |= TraceSurvey::Device;
   if (HasCat) {

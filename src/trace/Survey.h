@@ -40,11 +40,14 @@ struct TraceSurvey {
     Device = 2,
     /// Named ProfilerStep#..., an iteration marker (in Markers too).
     StepMarker = 4,
-    /// Needed whatever the time: metadata, memory records, elements without
-    /// a readable "ts" (the reader reports what is wrong with them).
+    /// Needed whatever the time: metadata, elements without a readable "ts"
+    /// (the reader reports what is wrong with them).
     Always = 8,
     /// A begin or end event (ph B or E), which the reader pairs.
     Paired = 16,
+    /// A memory record ("[memory]"): the memory model needs all of them,
+    /// the graph none.
+    MemoryRecord = 32,
   };
 
   /// Per element of "traceEvents", in document order: the content offset

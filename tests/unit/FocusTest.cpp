@@ -75,7 +75,7 @@ graph::Graph::IterationSpan checkAgrees(const char *Rel,
                                         std::string_view Choice) {
   CAPTURE(Rel);
   CAPTURE(Choice);
-  auto F = readFocusedTrace(path(Rel), Choice, nullptr);
+  auto F = readFocusedTrace(path(Rel), Choice, false, nullptr);
   REQUIRE(F.has_value());
   auto Whole = trace::readTrace(path(Rel));
   REQUIRE(static_cast<bool>(Whole));
@@ -125,7 +125,7 @@ TEST_CASE("focus: the reported iteration replays as in the whole trace") {
 
 TEST_CASE("focus: a focused graph holds its iterations and no other") {
   auto F = readFocusedTrace(path("hta/v100_ns_resolution_rank0.json.gz"), "",
-                            nullptr);
+                            false, nullptr);
   REQUIRE(F.has_value());
   CHECK(F->Span.TraceIterations == 5);
   auto G = graph::buildGraph(F->Trace);
@@ -148,14 +148,14 @@ TEST_CASE("focus: a focused graph holds its iterations and no other") {
 TEST_CASE("focus: traces it cannot cut are read whole, or left to the reader") {
   // --iteration all: the caller reads the file.
   CHECK_FALSE(readFocusedTrace(path("hta/v100_ns_resolution_rank0.json.gz"),
-                               "all", nullptr)
+                               "all", false, nullptr)
                   .has_value());
   // Iterations from optimizer steps, and three iterations in all (the
   // reported one and its neighbours are every one): the whole file.
   for (const char *Rel : {"param/resnet_2080ti_no_steps.json.gz",
                           "hta/ddp2_a100_nccl_data.json.gz"}) {
     CAPTURE(Rel);
-    auto F = readFocusedTrace(path(Rel), "", nullptr);
+    auto F = readFocusedTrace(path(Rel), "", false, nullptr);
     REQUIRE(F.has_value());
     CHECK(F->Span.TraceIterations == 0);
     auto Whole = trace::readTrace(path(Rel));
@@ -164,14 +164,14 @@ TEST_CASE("focus: traces it cannot cut are read whole, or left to the reader") {
   }
   // A number the trace does not have: the whole file, whose graph says so.
   auto F = readFocusedTrace(path("hta/v100_ns_resolution_rank0.json.gz"), "99",
-                            nullptr);
+                            false, nullptr);
   REQUIRE(F.has_value());
   CHECK(F->Span.TraceIterations == 0);
   // Damaged or missing files: the reader's own words, not the focus's.
   for (const char *Rel : {"malformed/truncated.json", "malformed/not_json.json",
                           "malformed/truncated.json.gz", "no/such/file.json"}) {
     CAPTURE(Rel);
-    CHECK_FALSE(readFocusedTrace(path(Rel), "", nullptr).has_value());
+    CHECK_FALSE(readFocusedTrace(path(Rel), "", false, nullptr).has_value());
   }
 }
 
@@ -203,9 +203,31 @@ TEST_CASE("focus: markers of two threads") {
     CAPTURE(C.Steps1);
     CAPTURE(C.Steps2);
     std::ofstream(File, std::ios::binary) << Doc(C.Steps1, C.Steps2);
-    auto F = readFocusedTrace(File, "", nullptr);
+    auto F = readFocusedTrace(File, "", false, nullptr);
     REQUIRE(F.has_value());
     CHECK(F->Span.TraceIterations == C.Iterations);
   }
   std::filesystem::remove(File);
+}
+
+TEST_CASE("focus: memory records, all of them or none") {
+  // The graph needs none; the memory model (replay's --report) starts from
+  // everything allocated before the iterations, so needs every one.
+  const char *Rel = "kineto/resnet50_v100_workers0.pt.trace.json.gz";
+  auto Whole = trace::readTrace(path(Rel));
+  REQUIRE(static_cast<bool>(Whole));
+  REQUIRE(Whole->Memory.size() > 10000);
+  auto With = readFocusedTrace(path(Rel), "", true, nullptr);
+  auto Without = readFocusedTrace(path(Rel), "", false, nullptr);
+  REQUIRE(With.has_value());
+  REQUIRE(Without.has_value());
+  CHECK(With->Span.TraceIterations == 6);
+  CHECK(Without->Span.TraceIterations == 6);
+  CHECK(Without->Trace.Memory.empty());
+  REQUIRE(With->Trace.Memory.size() == Whole->Memory.size());
+  for (size_t I = 0; I < Whole->Memory.size(); ++I) {
+    CHECK(With->Trace.Memory[I].Ts == Whole->Memory[I].Ts);
+    CHECK(With->Trace.Memory[I].Bytes == Whole->Memory[I].Bytes);
+  }
+  CHECK(With->Trace.numEvents() == Without->Trace.numEvents());
 }

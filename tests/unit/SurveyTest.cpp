@@ -81,7 +81,8 @@ TEST_CASE("survey: each element's place, start and sort") {
   CHECK(Has(2, F::Device)); // a kernel; "ts" and the name in args are not its
   CHECK(S->Start[2] == 120000);
   CHECK_FALSE(Has(2, F::StepMarker));
-  CHECK(Has(3, F::Always));     // a memory record
+  CHECK(Has(3, F::MemoryRecord)); // a memory record
+  CHECK_FALSE(Has(3, F::Always));
   CHECK(Has(4, F::StepMarker)); // its escape spells ProfilerStep#4
   CHECK(S->Start[4] == 160000);
   CHECK(Has(5, F::Device)); // a flow point
