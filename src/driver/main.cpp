@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +42,31 @@ CLI::Validator wholeNumber(uint64_t Min, uint64_t Max) {
                std::to_string(Max) + ", got '" + S + "'";
       },
       "NUMBER");
+}
+
+/// Whether an argument names a file whose content will take tens of MB: 16
+/// MB of JSON, or 2 MB of gzip. Only then does the restart with huge pages
+/// (support/HugePages.h) pay for itself (about 10 ms).
+bool namesLargeFile(int argc, char **argv) {
+  for (int I = 1; I < argc; ++I) {
+    std::string_view A = argv[I];
+    if (A.substr(0, 8) == "--trace=")
+      A.remove_prefix(8);
+    struct stat St;
+    if (A.empty() || A[0] == '-' || ::stat(std::string(A).c_str(), &St) != 0 ||
+        !S_ISREG(St.st_mode) || St.st_size < (2 << 20))
+      continue;
+    if (St.st_size >= (16 << 20))
+      return true;
+    unsigned char Magic[2] = {0, 0};
+    if (std::FILE *F = std::fopen(std::string(A).c_str(), "rb")) {
+      size_t Got = std::fread(Magic, 1, 2, F);
+      std::fclose(F);
+      if (Got == 2 && Magic[0] == 0x1f && Magic[1] == 0x8b)
+        return true;
+    }
+  }
+  return false;
 }
 
 /// --format: text or json, in any case.
@@ -117,7 +144,8 @@ void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
 } // namespace
 
 int main(int argc, char **argv) {
-  dd::restartWithHugePages(argv);
+  if (namesLargeFile(argc, argv))
+    dd::restartWithHugePages(argv);
   // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
   // the user's, not ours to parse.
   RecordOptions Record;

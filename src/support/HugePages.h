@@ -20,7 +20,8 @@ namespace dd {
 /// fails). In the program
 /// started again it puts GLIBC_TUNABLES back as it was, so that programs
 /// it runs (`ddscript record`) do not inherit the setting. Call it first
-/// thing in main(), with main's argv.
+/// thing in main(), with main's argv, where the work ahead is large enough
+/// to pay for a second start (about 10 ms).
 void restartWithHugePages(char **Argv);
 
 } // namespace dd
