@@ -15,7 +15,8 @@ using namespace dd::trace;
 using namespace dd::trace::kineto;
 namespace od = simdjson::ondemand;
 using jsontext::keyOf;
-using jsontext::plainString;
+using jsontext::textOf;
+using jsontext::trimToken;
 
 Cat kineto::classifyCategory(std::string_view C, bool &Legacy) {
   Cat R = llvm::StringSwitch<Cat>(llvm::StringRef(C.data(), C.size()))
@@ -47,14 +48,6 @@ Cat kineto::classifyCategory(std::string_view C, bool &Legacy) {
   if (C == "Operator" || C == "Runtime" || C == "Kernel" || C == "async")
     Legacy = true;
   return R;
-}
-
-std::string_view kineto::trimToken(std::string_view S) {
-  while (!S.empty() &&
-         (S.back() == ' ' || S.back() == '\n' || S.back() == '\r' ||
-          S.back() == '\t' || S.back() == ','))
-    S.remove_suffix(1);
-  return S;
 }
 
 void TextArena::reset() {
@@ -100,33 +93,7 @@ void EventBatch::reset(size_t WindowBytes, std::ptrdiff_t JsonShift) {
 
 namespace {
 
-// File-local (internal linkage): GCC then passes the on-demand value in
-// registers; through the external ABI every call went through the stack,
-// with store-forwarding stalls that made the whole parse about half as
-// fast.
-
-/// The text of \p V (see EventParser::str); \p Unescaped is set when it
-/// lies in the parser's buffer rather than in the JSON.
-std::string_view strOf(od::value V, bool &Unescaped) {
-  od::json_type Ty = V.type();
-  Unescaped = false;
-  if (Ty == od::json_type::string) {
-    if (auto Plain = plainString(V.raw_json_token()))
-      return *Plain;
-    Unescaped = true;
-    return V.get_string();
-  }
-  if (Ty == od::json_type::object || Ty == od::json_type::array)
-    return Ty == od::json_type::object
-               ? V.get_object().value().raw_json().value()
-               : V.get_array().value().raw_json().value();
-  return trimToken(V.raw_json_token());
-}
-
-std::string_view strOf(od::value V) {
-  bool Unescaped;
-  return strOf(V, Unescaped);
-}
+// File-local (internal linkage), as jsontext::textOf is: see there.
 
 std::optional<int64_t> integerOf(od::value V) {
   od::json_type Ty = V.type();
@@ -134,7 +101,7 @@ std::optional<int64_t> integerOf(od::value V) {
   if (Ty == od::json_type::number)
     I = parseScaledDecimal(trimToken(V.raw_json_token()), 0);
   else if (Ty == od::json_type::string)
-    I = parseScaledDecimal(strOf(V), 0);
+    I = parseScaledDecimal(textOf(V), 0);
   // The two extremes are no one's id, size or count: INT64_MIN is NoValue,
   // and both are keys the maps keyed by ids (correlation, sequence number)
   // reserve. They read as absent, like a value that is not a number.
@@ -151,7 +118,7 @@ struct Reader {
 
   std::string_view text(od::value V) {
     bool Unescaped;
-    std::string_view S = strOf(V, Unescaped);
+    std::string_view S = textOf(V, Unescaped);
     if (!Batch)
       return S;
     // Read ahead, the parser's buffer is reused before the batch is
@@ -193,7 +160,7 @@ void Reader::parseArgs(od::object Obj, ParsedEvent &S) {
       break;
     case 4:
       if (Key == "Addr") {
-        std::string_view Tok = strOf(V);
+        std::string_view Tok = textOf(V);
         uint64_t A = 0;
         auto [P, Ec] = std::from_chars(Tok.data(), Tok.data() + Tok.size(), A);
         S.HasAddr = Ec == std::errc() && P == Tok.data() + Tok.size();
@@ -302,7 +269,7 @@ void Reader::parseFields(od::object Obj, ParsedEvent &S) {
     std::string_view Key = keyOf(Field);
     od::value V = Field.value();
     if (Key == "ph") {
-      std::string_view Ph = strOf(V);
+      std::string_view Ph = textOf(V);
       S.Ph = Ph.empty() ? 0 : Ph[0];
     } else if (Key == "cat") {
       S.CatText = text(V);
@@ -334,7 +301,7 @@ void Reader::parseFields(od::object Obj, ParsedEvent &S) {
 
 } // namespace
 
-std::string_view EventParser::str(od::value &V) { return strOf(V); }
+std::string_view EventParser::str(od::value &V) { return textOf(V); }
 
 std::optional<int64_t> EventParser::integer(od::value &V) {
   return integerOf(V);

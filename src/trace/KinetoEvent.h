@@ -62,9 +62,6 @@ enum class Cat : uint8_t {
 /// The category \p C names; \p Legacy is set for the 2021 schema's names.
 Cat classifyCategory(std::string_view C, bool &Legacy);
 
-/// \p S without trailing blanks and commas (a raw JSON token's tail).
-std::string_view trimToken(std::string_view S);
-
 /// Everything of one event that ddscript reads.
 struct ParsedEvent {
   char Ph = 0;

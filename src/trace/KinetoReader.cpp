@@ -15,6 +15,7 @@
 
 #include "support/Error.h"
 #include "support/InputStream.h"
+#include "trace/JsonText.h"
 #include "trace/JsonWalker.h"
 #include "trace/KinetoEvent.h"
 #include "trace/Numbers.h"
@@ -203,7 +204,7 @@ void KinetoParser::commitInterval(ParsedEvent &S, llvm::ArrayRef<Arg> EventArgs,
       std::string_view Tid = S.Tid;
       if (Tid.substr(0, 7) == "stream ")
         Tid.remove_prefix(7);
-      Stream = parseScaledDecimal(trimToken(Tid), 0).value_or(0);
+      Stream = parseScaledDecimal(jsontext::trimToken(Tid), 0).value_or(0);
     }
     Tr = T.deviceTrack(static_cast<int32_t>(Device), Stream);
   } else {

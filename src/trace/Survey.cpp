@@ -45,25 +45,6 @@ bool isDeviceSide(Cat C) {
          C == Cat::FlowLaunch || C == Cat::FlowFwdBwd;
 }
 
-/// A field's text as the reader reads it (EventParser::str): a string's
-/// contents, in place where it holds no escape; a scalar's token.
-std::string_view textOf(od::value V) {
-  std::string_view Tok = V.raw_json_token();
-  if (!Tok.empty() && Tok[0] == '"') {
-    // Short strings: a loop beats two calls of memchr.
-    for (size_t I = 1; I < Tok.size(); ++I) {
-      if (Tok[I] == '"')
-        return Tok.substr(1, I - 1);
-      if (Tok[I] == '\\')
-        break;
-    }
-    return kineto::EventParser::str(V);
-  }
-  if (!Tok.empty() && (Tok[0] == '{' || Tok[0] == '['))
-    return kineto::EventParser::str(V);
-  return kineto::trimToken(Tok);
-}
-
 /// Whether a name can matter here: unescaped, it starts as its raw text
 /// does unless that starts with an escape, and only names that start with
 /// 'P' (ProfilerStep#) or '[' ([memory]) do.
@@ -72,7 +53,10 @@ bool nameMatters(std::string_view Tok) {
          Tok[1] == '\\';
 }
 
-void surveyElement(od::value V, Item &It) {
+/// What the survey keeps of element \p V at content offset \p Offset.
+Item surveyElement(od::value V, uint64_t Offset) {
+  Item It;
+  It.Offset = Offset;
   if (V.type() != od::json_type::object)
     throw NotSurveyed{};
   std::string_view Ph, Ts, Dur, Name, CatText;
@@ -85,25 +69,25 @@ void surveyElement(od::value V, Item &It) {
     switch (Key.size()) {
     case 2:
       if (Key == "ph") {
-        Ph = textOf(Field.value());
+        Ph = jsontext::textOf(Field.value());
       } else if (Key == "ts") {
-        Ts = textOf(Field.value());
+        Ts = jsontext::textOf(Field.value());
         HasTs = true;
       }
       break;
     case 3:
       if (Key == "dur") {
-        Dur = textOf(Field.value());
+        Dur = jsontext::textOf(Field.value());
       } else if (Key == "cat") {
-        CatText = textOf(Field.value());
+        CatText = jsontext::textOf(Field.value());
         HasCat = true;
       }
       break;
     case 4:
       if (Key == "name") {
         od::value FV = Field.value();
-        Name =
-            nameMatters(FV.raw_json_token()) ? textOf(FV) : std::string_view();
+        Name = nameMatters(FV.raw_json_token()) ? jsontext::textOf(FV)
+                                                : std::string_view();
       }
       break;
     default:
@@ -138,6 +122,7 @@ void surveyElement(od::value V, Item &It) {
     if (auto D = parseMicrosAsNanos(Dur))
       It.Dur = *D;
   }
+  return It;
 }
 
 class Surveyor : public JsonWalker::Batches {
@@ -166,10 +151,7 @@ public:
     B.reserve(Bytes / 128 + 16);
   }
   void parse(unsigned Batch, od::value V, uint64_t Offset) override {
-    Item It;
-    It.Offset = Offset;
-    surveyElement(V, It);
-    Ahead[Batch].push_back(It);
+    Ahead[Batch].push_back(surveyElement(V, Offset));
   }
   void commit(unsigned Batch) override {
     for (const Item &It : Ahead[Batch])
@@ -189,7 +171,7 @@ std::string jsonText(od::value V) {
   case od::json_type::array:
     return std::string(V.get_array().value().raw_json().value());
   default:
-    return std::string(kineto::trimToken(V.raw_json_token()));
+    return std::string(jsontext::trimToken(V.raw_json_token()));
   }
 }
 
@@ -216,10 +198,7 @@ dd::trace::surveyKinetoJson(InputStream &In, const ProgressFn &Progress,
     S.Fields.emplace_back(std::string(Key), jsonText(V));
   };
   auto Element = [&](od::value V, uint64_t Offset) {
-    Item It;
-    It.Offset = Offset;
-    surveyElement(V, It);
-    Sv.add(It);
+    Sv.add(surveyElement(V, Offset));
   };
   auto Report = [&](double F) {
     if (Progress)
