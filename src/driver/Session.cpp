@@ -1,6 +1,7 @@
 #include "driver/Session.h"
 
 #include "driver/Focus.h"
+#include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "support/Error.h"
 #include "trace/Numbers.h"
@@ -60,9 +61,7 @@ std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O,
     auto Update = [&](double F) { P.update(F); };
     std::optional<FocusedTrace> F;
     if (Focus && !Opts->Window)
-      F = readFocusedTrace(O.TracePath, O.Iteration,
-                           !O.TimelinePath.empty() || !O.ReportPath.empty(),
-                           Update);
+      F = readFocusedTrace(O.TracePath, O.Iteration, wantsOutputs(O), Update);
     if (F) {
       In.Trace = std::move(F->Trace);
       In.Span = F->Span;

@@ -7,6 +7,7 @@
 #include "driver/Commands.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "support/FileIO.h"
 #include "support/HugePages.h"
 
 #include <CLI/CLI.hpp>
@@ -58,11 +59,11 @@ bool namesLargeFile(int argc, char **argv) {
       continue;
     if (St.st_size >= (16 << 20))
       return true;
-    unsigned char Magic[2] = {0, 0};
+    char Magic[2];
     if (std::FILE *F = std::fopen(std::string(A).c_str(), "rb")) {
       size_t Got = std::fread(Magic, 1, 2, F);
       std::fclose(F);
-      if (Got == 2 && Magic[0] == 0x1f && Magic[1] == 0x8b)
+      if (dd::isGzip(std::string_view(Magic, Got)))
         return true;
     }
   }
