@@ -145,8 +145,7 @@ void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (namesLargeFile(argc, argv))
-    dd::restartWithHugePages(argv);
+  dd::restartWithHugePages(argv, namesLargeFile(argc, argv));
   // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
   // the user's, not ours to parse.
   RecordOptions Record;

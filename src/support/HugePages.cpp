@@ -36,7 +36,7 @@ bool madviseMode() {
 
 } // namespace
 
-void dd::restartWithHugePages(char **Argv) {
+void dd::restartWithHugePages(char **Argv, bool Worth) {
 #if defined(__linux__) && defined(__GLIBC__)
   if (const char *Was = std::getenv(Saved)) {
     std::string Copy = Was;
@@ -51,7 +51,7 @@ void dd::restartWithHugePages(char **Argv) {
     return;
   }
   const char *Opt = std::getenv("DDSCRIPT_HUGEPAGES");
-  if ((Opt && std::strcmp(Opt, "0") == 0) || !madviseMode())
+  if (!Worth || (Opt && std::strcmp(Opt, "0") == 0) || !madviseMode())
     return;
   // Under valgrind the restarted program would run outside it (valgrind
   // follows no exec by default), unseen by the tool the user ran.
@@ -73,5 +73,6 @@ void dd::restartWithHugePages(char **Argv) {
   restore(Was.c_str());
 #else
   (void)Argv;
+  (void)Worth;
 #endif
 }

@@ -20,9 +20,10 @@ namespace dd {
 /// fails). In the program
 /// started again it puts GLIBC_TUNABLES back as it was, so that programs
 /// it runs (`ddscript record`) do not inherit the setting. Call it first
-/// thing in main(), with main's argv, where the work ahead is large enough
-/// to pay for a second start (about 10 ms).
-void restartWithHugePages(char **Argv);
+/// thing in main(), with main's argv, and \p Worth: whether the work ahead
+/// is large enough to pay for a second start (about 10 ms). The restarted
+/// program's own call restores the environment whatever it says.
+void restartWithHugePages(char **Argv, bool Worth);
 
 } // namespace dd
 
