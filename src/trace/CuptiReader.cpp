@@ -88,6 +88,8 @@ private:
   /// key maps here and must stay clear of the keys those maps reserve, and
   /// a device must be a GPU index.
   template <class R> void checkIds(const R &Rec) const;
+  /// A device must be a GPU index.
+  void checkDevice(uint64_t Device) const;
 
   // --- Second pass. ---
   int64_t ClockOffset = 0; ///< Unix ns minus CUPTI ns
@@ -140,10 +142,13 @@ template <class R> void CuptiParser::checkIds(const R &Rec) const {
   // A host allocation's device is not one.
   if constexpr (requires { Rec.Device; } &&
                 !std::is_same_v<R, fmt_::MemoryRecord>)
-    if (Rec.Device > MaxDeviceIndex)
-      corrupt("device " + std::to_string(Rec.Device) +
-              " is not a GPU index (0 to " + std::to_string(MaxDeviceIndex) +
-              ")");
+    checkDevice(Rec.Device);
+}
+
+void CuptiParser::checkDevice(uint64_t Device) const {
+  if (Device > MaxDeviceIndex)
+    corrupt("device " + std::to_string(Device) + " is not a GPU index (0 to " +
+            std::to_string(MaxDeviceIndex) + ")");
 }
 
 void CuptiParser::corrupt(const std::string &Why) const {
@@ -247,10 +252,7 @@ void CuptiParser::readRecords() {
     case RecordType::Device: {
       auto R = decodeAs<fmt_::DeviceRecord>(Ty, P, Size);
       checkString(R.NameStr);
-      if (R.Id > MaxDeviceIndex)
-        corrupt("device " + std::to_string(R.Id) +
-                " is not a GPU index (0 to " + std::to_string(MaxDeviceIndex) +
-                ")");
+      checkDevice(R.Id);
       Devices.push_back(R);
       break;
     }
