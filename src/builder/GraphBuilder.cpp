@@ -243,9 +243,14 @@ llvm::Error detail::createTasks(BuildContext &C) {
                                  Tr.Tid == trace::NoValue ? 0 : Tr.Tid,
                                  T.trackLabel(Track));
     // By start, longest first (the enclosing call before what it holds),
-    // then by kind.
+    // then by kind. API calls hold nothing: among them and after the calls
+    // that may hold them, shortest first, since of two calls on one thread
+    // with one start the one that ended at it came first (a zero-length
+    // cudaFuncSetAttribute before the cudaLaunchKernel it prepares).
     sortEvents(Evs, [&](EventId E) {
-      return std::make_tuple(T.Start[E], -T.Dur[E], kindRank(T.Kind[E]), E);
+      bool Api = hostTaskKind(T.Kind[E]) == TaskKind::Runtime;
+      return std::make_tuple(T.Start[E], Api, Api ? T.Dur[E] : -T.Dur[E],
+                             kindRank(T.Kind[E]), E);
     });
     std::vector<TaskId> Stack;
     for (EventId E : Evs) {

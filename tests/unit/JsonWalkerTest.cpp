@@ -139,7 +139,7 @@ TEST_CASE("windows: real traces read the same in small windows") {
   for (const char *Name :
        {"kineto/resnet50_2021-01_workers0.pt.trace.json.gz",
         "hta/ddp2_a100_nccl_data.json.gz",
-        "param/dlrm_8rank_worker0_step_12.pt.trace.json.gz"}) {
+        "param/dlrm_8rank/worker0_step_12.pt.trace.json.gz"}) {
     CAPTURE(Name);
     std::string Path = std::string(DD_TEST_DATA) + "/" + Name;
     auto In = InputStream::open(Path);
