@@ -82,6 +82,8 @@ struct Resource {
   /// The gap a task inserted on this resource gets after its predecessor
   /// (the typical one the trace shows).
   int64_t TypicalGap = 0;
+  /// The rank of a job whose resource this is (0 for one trace).
+  int32_t Rank = 0;
 };
 
 enum class EdgeKind : uint8_t {
@@ -148,6 +150,7 @@ struct Iteration {
   int64_t MeasuredEnd = 0;
   Point Begin, End;
   std::string Label; ///< "ProfilerStep#12", "optimizer step 3", "window"
+  int32_t Rank = 0;  ///< the rank of a job whose iteration this is
   int64_t measured() const { return MeasuredEnd - MeasuredBegin; }
 };
 
@@ -193,6 +196,34 @@ public:
   } Span;
   StringPool Strings;
   int64_t Origin = 0; ///< trace time of simulated time 0
+
+  /// Collectives of a job (job/Job.h): each is one communication task per
+  /// participating rank. A member arrives when its resource and edges let
+  /// it start; all members start when the last has arrived (the others
+  /// wait), and each then runs its own Dur (the transfer). CSR: the members
+  /// of collective C are CollectiveMembers[CollectiveBegin[C] ..
+  /// CollectiveBegin[C + 1]).
+  std::vector<uint32_t> CollectiveBegin{0};
+  std::vector<TaskId> CollectiveMembers;
+  size_t numCollectives() const { return CollectiveBegin.size() - 1; }
+  llvm::ArrayRef<TaskId> collectiveMembers(size_t C) const {
+    return {CollectiveMembers.data() + CollectiveBegin[C],
+            CollectiveMembers.data() + CollectiveBegin[C + 1]};
+  }
+  void addCollective(llvm::ArrayRef<TaskId> Members) {
+    CollectiveMembers.insert(CollectiveMembers.end(), Members.begin(),
+                             Members.end());
+    CollectiveBegin.push_back(static_cast<uint32_t>(CollectiveMembers.size()));
+    Dirty = true;
+  }
+  /// The rank of a task: its resource's, or for a container its first
+  /// leaf's (0 for one trace).
+  int32_t rankOf(TaskId T) const {
+    if (Res[T] != NoResource)
+      return Resources[Res[T]].Rank;
+    TaskId L = FirstLeaf[T];
+    return L != NoTask && Res[L] != NoResource ? Resources[Res[L]].Rank : 0;
+  }
 
   // --- Derived indexes, valid after finalize() --------------------------
   /// Leaves of each resource in order; PrevOnRes/NextOnRes per task.

@@ -76,6 +76,12 @@ CriticalPath sim::criticalPath(const Graph &G, const SimResult &R,
       Emit(SegmentKind::Gap, T, 0, 0, Here);
       break;
     }
+    if (By == BindCollective) {
+      // It waited for the last member to arrive: follow that member, which
+      // started at this very time.
+      T = R.LastArrived[R.CollectiveOf[T]];
+      continue;
+    }
     if (By == BindResource || By == BindDispatch) {
       TaskId Prev = G.PrevOnRes[T];
       if (Prev == NoTask)
@@ -123,12 +129,23 @@ std::vector<PathShare> sim::sharesByActivity(const Graph &G,
       EdgeKind K = G.Lowered[S.Edge].Kind;
       const char *What = "dependency delay";
       switch (K) {
-      case EdgeKind::Launch: What = "launch latency"; break;
-      case EdgeKind::Sync: What = "waiting for the GPU (synchronisation)"; break;
-      case EdgeKind::QueueFull: What = "waiting for the GPU (launch queue full)"; break;
-      case EdgeKind::EventWait: What = "cross-stream wait"; break;
-      case EdgeKind::Wake: What = "cross-thread wake-up"; break;
-      default: break;
+      case EdgeKind::Launch:
+        What = "launch latency";
+        break;
+      case EdgeKind::Sync:
+        What = "waiting for the GPU (synchronisation)";
+        break;
+      case EdgeKind::QueueFull:
+        What = "waiting for the GPU (launch queue full)";
+        break;
+      case EdgeKind::EventWait:
+        What = "cross-stream wait";
+        break;
+      case EdgeKind::Wake:
+        What = "cross-thread wake-up";
+        break;
+      default:
+        break;
       }
       M[What] += D;
       break;

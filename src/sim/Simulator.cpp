@@ -58,6 +58,10 @@ private:
       Queues;
   std::vector<bool> Busy;
 
+  // Collectives: how many live members of each have yet to arrive.
+  std::vector<uint32_t> Missing;
+  void arrive(TaskId T, int64_t Time);
+
   bool isProgram(TaskId T) const {
     return Order[G.Res[T]] == Ordering::Program;
   }
@@ -119,7 +123,10 @@ void Engine::process(uint32_t Point, int64_t Now) {
     return;
   }
   if (isProgram(T)) {
-    startTask(T, Ready[Point]);
+    if (!R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u)
+      arrive(T, Ready[Point]);
+    else
+      startTask(T, Ready[Point]);
     return;
   }
   // Ready on a dynamic resource: wait for the resource to choose.
@@ -129,6 +136,27 @@ void Engine::process(uint32_t Point, int64_t Now) {
                      : 0;
   Queues[G.Res[T]].push({Prio, Ready[Point], T});
   Heap.push({Now, 1, Seq++, G.Res[T]});
+}
+
+/// A collective member is ready: it waits until the last live member is,
+/// then they all start (members on dynamic resources do not join: see
+/// run()).
+void Engine::arrive(TaskId T, int64_t Time) {
+  uint32_t C = R.CollectiveOf[T];
+  R.Arrival[T] = Time;
+  TaskId &Last = R.LastArrived[C];
+  if (Last == NoTask || Time > R.Arrival[Last])
+    Last = T;
+  if (--Missing[C] != 0)
+    return;
+  int64_t Begin = R.Arrival[Last];
+  for (TaskId M : G.collectiveMembers(C)) {
+    if (R.CollectiveOf[M] != C)
+      continue;
+    if (M != Last)
+      R.StartBy[M] = BindCollective;
+    startTask(M, Begin);
+  }
 }
 
 void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
@@ -186,6 +214,19 @@ llvm::Expected<SimResult> Engine::run() {
     for (uint32_t EI : G.inEdges(T))
       ++Pending[2 * T + (toEnd(G.Lowered[EI].At) ? 1 : 0)];
   }
+  if (G.numCollectives()) {
+    R.CollectiveOf.assign(N, ~0u);
+    Missing.assign(G.numCollectives(), 0);
+    R.Arrival.assign(N, NoTime);
+    R.LastArrived.assign(G.numCollectives(), NoTask);
+    for (uint32_t C = 0; C < G.numCollectives(); ++C)
+      for (TaskId M : G.collectiveMembers(C))
+        if (M < N && G.isLeaf(M) && !G.isRemoved(M) && isProgram(M) &&
+            R.CollectiveOf[M] == ~0u) {
+          R.CollectiveOf[M] = C;
+          ++Missing[C];
+        }
+  }
   for (TaskId T = 0; T < N; ++T)
     if (G.isLeaf(T) && !G.isRemoved(T) && Pending[2 * T] == 0)
       push(2 * T);
@@ -204,6 +245,17 @@ llvm::Expected<SimResult> Engine::run() {
       else
         dispatch(E.Item, E.Time);
     }
+  }
+  if (Processed != 2 * Live && !Missing.empty()) {
+    size_t Stuck = 0;
+    for (uint32_t M : Missing)
+      Stuck += M != 0;
+    if (Stuck)
+      return makeError(
+          "the simulation cannot finish: " + llvm::Twine(Stuck) +
+          " collectives never started because some of their ranks never "
+          "reached them (a model made a rank wait for a collective that "
+          "waits for it)");
   }
   if (Processed != 2 * Live)
     return makeError(

@@ -30,6 +30,8 @@ constexpr uint32_t BindOrigin = ~0u;       ///< nothing: time 0 plus Gap
 constexpr uint32_t BindResource = ~0u - 1; ///< the resource predecessor
 constexpr uint32_t BindOwn = ~0u - 2;      ///< the task's own duration
 constexpr uint32_t BindDispatch = ~0u - 3; ///< a dynamic resource freed up
+/// The last member of the task's collective arrived (SimResult::LastArrived).
+constexpr uint32_t BindCollective = ~0u - 4;
 
 /// Per-resource choices that change no dependency (Daydream's schedule
 /// primitive). Empty vectors mean "as in the graph".
@@ -43,6 +45,12 @@ struct SimResult {
   std::vector<int64_t> Start, End;
   std::vector<uint32_t> StartBy, EndBy; ///< leaves only
   int64_t Makespan = 0;
+  /// Graphs with collectives: when each member could have started (the
+  /// rest of its wait is for the other members; NoTime for other tasks),
+  /// and per collective the member that arrived last (NoTask if none live).
+  std::vector<int64_t> Arrival;
+  std::vector<TaskId> LastArrived;
+  std::vector<uint32_t> CollectiveOf; ///< by task; ~0u: none (or not joined)
 };
 
 /// Simulates \p G (finalized). Fails only if the graph cannot finish (a

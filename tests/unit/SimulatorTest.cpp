@@ -204,3 +204,41 @@ TEST_CASE("the critical path explains the whole makespan") {
       Running = S.Time;
   CHECK(Running == 50);
 }
+
+TEST_CASE("a collective's members start together when the last arrives") {
+  MiniGraph M;
+  ResourceId A = M.thread("rank 0"), B = M.thread("rank 1");
+  TaskId WorkA = M.task(A, "work a", 10);
+  TaskId CommA = M.task(A, "all-reduce a", 5, 0, TaskKind::Comm);
+  TaskId AfterA = M.task(A, "after a", 1);
+  TaskId WorkB = M.task(B, "work b", 30);
+  TaskId CommB = M.task(B, "all-reduce b", 7, 0, TaskKind::Comm);
+  M.G.addCollective({CommA, CommB});
+  SimResult R = run(M.G);
+  CHECK(R.Arrival[CommA] == 10);
+  CHECK(R.Arrival[CommB] == 30);
+  CHECK(R.Start[CommA] == 30); // waited 20 ns for rank 1
+  CHECK(R.End[CommA] == 35);
+  CHECK(R.End[CommB] == 37);
+  CHECK(R.StartBy[CommA] == BindCollective);
+  CHECK(R.LastArrived[0] == CommB);
+  CHECK(R.Start[AfterA] == 35);
+  // The critical path of rank 0 runs through rank 1's work.
+  dd::graph::Iteration::Point End{dd::graph::Iteration::PointKind::TaskEnd,
+                                  AfterA};
+  CriticalPath P = criticalPath(M.G, R, End, 0);
+  bool ThroughB = false;
+  for (const PathSegment &S : P.Segments)
+    ThroughB |= S.Task == WorkB;
+  CHECK(ThroughB);
+  CHECK(P.Length == 36);
+  (void)WorkA;
+
+  SUBCASE("a removed member does not hold the others") {
+    llvm::BitVector Gone(M.G.numTasks());
+    Gone[CommB] = true;
+    M.G.removeTasks(Gone);
+    SimResult C = run(M.G);
+    CHECK(C.Start[CommA] == 10);
+  }
+}
