@@ -11,7 +11,14 @@ namespace dd::driver {
 enum class OutputFormat { Text, Json };
 
 struct TraceOptions {
+  /// The trace, or the first of a job's (see TracePaths).
   std::string TracePath;
+  /// --trace as given: files, directories, globs; resolveTraces expands
+  /// them. More than one file is a job, one trace per rank.
+  std::vector<std::string> TracePaths;
+  /// A job's clocks: "collectives" (offsets estimated from matched
+  /// collectives, the default) or "trace" (the traces' clocks as they are).
+  std::string Clock = "collectives";
   std::string Iteration; ///< "", a number, or "all"
   std::string Window;    ///< "", or START:END in microseconds
   OutputFormat Format = OutputFormat::Text;
@@ -28,6 +35,9 @@ struct TraceOptions {
 
 int runInspect(const TraceOptions &O);
 int runReplay(const TraceOptions &O);
+/// `ddscript replay` on several traces: the ranks of one job replayed
+/// together (driver/JobReplay.cpp).
+int runJobReplay(const TraceOptions &O);
 int runMemory(const TraceOptions &O);
 
 struct ModelOptions {

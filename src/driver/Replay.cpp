@@ -206,6 +206,8 @@ std::string describeBinding(const graph::Graph &G, uint32_t By) {
     return "own duration";
   case sim::BindDispatch:
     return "dispatch";
+  case sim::BindCollective:
+    return "the last rank to reach its collective";
   default: {
     const graph::Edge &E = G.Lowered[By];
     return fmt::format("{} edge from #{} {}", graph::edgeKindName(E.Kind),

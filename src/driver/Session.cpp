@@ -7,8 +7,13 @@
 #include "trace/Numbers.h"
 #include "trace/TraceReader.h"
 
+#include <fmt/format.h>
+
+#include <glob.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 using namespace dd;
 using namespace dd::driver;
@@ -21,6 +26,75 @@ void dd::driver::reportError(std::string_view File, std::string_view Msg) {
 void dd::driver::reportWarning(std::string_view File, std::string_view Msg) {
   std::fprintf(stderr, "%.*s: warning: %.*s\n", static_cast<int>(File.size()),
                File.data(), static_cast<int>(Msg.size()), Msg.data());
+}
+
+/// Whether \p Name looks like a trace file a directory holds.
+static bool isTraceFileName(const std::string &Name) {
+  auto Ends = [&](std::string_view S) {
+    return Name.size() >= S.size() &&
+           Name.compare(Name.size() - S.size(), S.size(), S) == 0;
+  };
+  return Ends(".json") || Ends(".json.gz") || Ends(".cupti");
+}
+
+bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
+                               bool Job) {
+  std::vector<std::string> Out;
+  for (const std::string &P : O.TracePaths) {
+    std::error_code EC;
+    if (std::filesystem::is_directory(P, EC)) {
+      std::vector<std::string> In;
+      for (const auto &E : std::filesystem::directory_iterator(P, EC))
+        if (E.is_regular_file(EC) &&
+            isTraceFileName(E.path().filename().string()))
+          In.push_back(E.path().string());
+      if (In.empty()) {
+        reportError(P, "a directory without traces (.json, .json.gz or "
+                       ".cupti files)");
+        return false;
+      }
+      std::sort(In.begin(), In.end());
+      Out.insert(Out.end(), In.begin(), In.end());
+      continue;
+    }
+    if (P.find_first_of("*?[") != std::string::npos &&
+        !std::filesystem::exists(P, EC)) {
+      glob_t G;
+      int Rc = ::glob(P.c_str(), 0, nullptr, &G);
+      if (Rc != 0) {
+        if (Rc == GLOB_NOMATCH)
+          reportError(P, "no file matches this pattern");
+        else
+          reportError(P, "cannot expand this pattern");
+        if (Rc != GLOB_NOMATCH)
+          globfree(&G);
+        return false;
+      }
+      for (size_t I = 0; I < G.gl_pathc; ++I)
+        Out.push_back(G.gl_pathv[I]);
+      globfree(&G);
+      continue;
+    }
+    Out.push_back(P);
+  }
+  std::vector<std::string> Seen = Out;
+  std::sort(Seen.begin(), Seen.end());
+  auto Dup = std::adjacent_find(Seen.begin(), Seen.end());
+  if (Dup != Seen.end()) {
+    reportError(*Dup, "given twice: a job takes one trace per rank");
+    return false;
+  }
+  if (Out.size() > 1 && !Job) {
+    reportError("ddscript",
+                fmt::format("`{}` takes one trace, got {}; `replay` reads "
+                            "the ranks of a job together",
+                            Command, Out.size()));
+    return false;
+  }
+  O.TracePaths = std::move(Out);
+  if (!O.TracePaths.empty())
+    O.TracePath = O.TracePaths.front();
+  return true;
 }
 
 llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {

@@ -4,6 +4,7 @@
 
 #include "builder/GraphBuilder.h"
 #include "driver/Commands.h"
+#include "job/Job.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 
@@ -23,6 +24,13 @@ enum ExitCode : int { ExitOk = 0, ExitBadInput = 2, ExitInternal = 3 };
 void reportError(std::string_view File, std::string_view Message);
 /// Prints "FILE: warning: MESSAGE" on stderr.
 void reportWarning(std::string_view File, std::string_view Message);
+
+/// Expands --trace (files, directories of traces, quoted globs) into
+/// O.TracePaths, sorted within each directory or glob, and sets O.TracePath
+/// to the first; false, the error printed, when one names nothing or a
+/// file is given twice. \p Command names the command for "takes one trace"
+/// when it does not read jobs (\p Job false).
+bool resolveTraces(TraceOptions &O, std::string_view Command, bool Job);
 
 /// Loads a trace, with a progress line for slow loads.
 llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
@@ -51,6 +59,17 @@ llvm::Expected<graph::Graph> buildGraphTimed(const CommandInput &In,
 std::optional<graph::Graph> buildGraphFor(const TraceOptions &O,
                                           const CommandInput &In,
                                           graph::BuildStats *Stats = nullptr);
+
+/// A job: the ranks' traces of O.TracePaths joined (job/Job.h).
+struct LoadedJob {
+  job::Job Job;
+  bool RanksFromTraces; ///< from distributedInfo, else the order given
+};
+/// Loads every rank (on threads; each reads only the iterations it needs
+/// when --iteration names one), builds its graph and joins them; nullopt,
+/// the error printed, for a trace that cannot be read or ranks that do not
+/// make one job (driver/JobReplay.cpp).
+std::optional<LoadedJob> loadJobFor(const TraceOptions &O);
 
 /// Parses a --window value "START:END" (microseconds from the trace start).
 llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);

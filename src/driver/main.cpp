@@ -111,9 +111,10 @@ std::string usageError(const CLI::App *App, const CLI::Error &E) {
 }
 
 void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
-  Cmd->add_option("--trace,-t", O.TracePath,
+  Cmd->add_option("--trace,-t", O.TracePaths,
                   "Trace file: PyTorch profiler JSON (.json, .json.gz) or "
-                  "run.cupti from `ddscript record`")
+                  "run.cupti from `ddscript record`; for `replay`, several "
+                  "files, a directory or a glob: a job, one trace per rank")
       ->required();
   if (Iterations)
     Cmd->add_option("--iteration,-i", O.Iteration,
@@ -173,7 +174,10 @@ int main(int argc, char **argv) {
       "inspect", "Show what a trace holds: iterations, threads, streams, "
                  "GPU busy time, top kernels, layers");
   addTraceOptions(InspectCmd, Inspect, false);
-  InspectCmd->callback([&] { std::exit(runInspect(Inspect)); });
+  InspectCmd->callback([&] {
+    std::exit(resolveTraces(Inspect, "inspect", false) ? runInspect(Inspect)
+                                                       : ExitBadInput);
+  });
 
   TraceOptions Replay;
   CLI::App *ReplayCmd = App.add_subcommand(
@@ -185,8 +189,19 @@ int main(int argc, char **argv) {
                    "Also list the first N tasks whose replayed start "
                    "differs from the trace, with what bound them")
       ->check(wholeNumber(0, UINT32_MAX));
+  ReplayCmd
+      ->add_option("--clock", Replay.Clock,
+                   "A job's clocks: collectives (each rank's offset "
+                   "estimated from matched collectives, the default) or "
+                   "trace (the traces' clocks as they are)")
+      ->check(CLI::IsMember({"collectives", "trace"}));
   addOutputOptions(ReplayCmd, Replay);
-  ReplayCmd->callback([&] { std::exit(runReplay(Replay)); });
+  ReplayCmd->callback([&] {
+    if (!resolveTraces(Replay, "replay", true))
+      std::exit(ExitBadInput);
+    std::exit(Replay.TracePaths.size() > 1 ? runJobReplay(Replay)
+                                           : runReplay(Replay));
+  });
 
   ModelOptions RunModel;
   TraceOptions RunTrace;
@@ -206,7 +221,11 @@ int main(int argc, char **argv) {
                    "Stop a model after this many VM steps")
       ->check(wholeNumber(1, UINT64_MAX / 2));
   addOutputOptions(RunCmd, RunTrace);
-  RunCmd->callback([&] { std::exit(runModel(RunModel, RunTrace)); });
+  RunCmd->callback([&] {
+    std::exit(resolveTraces(RunTrace, "run", false)
+                  ? runModel(RunModel, RunTrace)
+                  : ExitBadInput);
+  });
 
   std::vector<std::string> CheckModels;
   CLI::App *CheckCmd = App.add_subcommand(
@@ -240,7 +259,10 @@ int main(int argc, char **argv) {
                    "How many of the largest blocks live at the peak to "
                    "list (default 10)")
       ->check(wholeNumber(0, 1'000'000));
-  MemoryCmd->callback([&] { std::exit(runMemory(Memory)); });
+  MemoryCmd->callback([&] {
+    std::exit(resolveTraces(Memory, "memory", false) ? runMemory(Memory)
+                                                     : ExitBadInput);
+  });
   CLI::App *RecordCmd = App.add_subcommand(
       "record", "Run a command under ddscript's CUPTI collector and write a "
                 "run.cupti trace: ddscript record -o run.cupti [--skip N] "

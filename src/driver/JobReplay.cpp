@@ -1,0 +1,406 @@
+//===- JobReplay.cpp - ddscript replay of a job's ranks -------------------===//
+//
+// `ddscript replay --trace r0.json.gz r1.json.gz ...`: every rank's graph is
+// built (on threads), job::joinRanks matches their collectives and joins
+// them, and one simulation replays the job. Reported: the job's iteration
+// (first rank's begin to last rank's end), each rank's, the stragglers (how
+// late each rank reaches collectives, and the job's time were it on time),
+// and the critical path across ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Focus.h"
+#include "driver/Format.h"
+#include "driver/Progress.h"
+#include "driver/Session.h"
+#include "job/Job.h"
+#include "sim/CriticalPath.h"
+#include "trace/TraceReader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+/// One rank as loaded: its graph, or what went wrong.
+struct Loaded {
+  std::string Path;
+  int64_t Rank = -1, WorldSize = -1;
+  std::optional<graph::Graph> G;
+  std::string Error;
+  std::vector<std::string> Warnings;
+};
+
+unsigned loadThreads(size_t Ranks) {
+  unsigned N = std::max(1u, std::thread::hardware_concurrency());
+  if (const char *E = std::getenv("DDSCRIPT_THREADS"))
+    N = std::max(1, std::atoi(E));
+  return static_cast<unsigned>(std::min<size_t>(N, Ranks));
+}
+
+void loadRank(const TraceOptions &O, const graph::BuildOptions &BO, Loaded &L) {
+  trace::Trace T;
+  graph::Graph::IterationSpan Span;
+  std::optional<FocusedTrace> F;
+  // Only a named iteration is the same on every rank; the default one is
+  // chosen among the job's iterations, so each rank is read whole then.
+  bool Named = !O.Iteration.empty() && O.Iteration != "all";
+  if (Named && !BO.Window)
+    F = readFocusedTrace(L.Path, O.Iteration, false, nullptr);
+  if (F) {
+    T = std::move(F->Trace);
+    Span = F->Span;
+  } else {
+    auto R = trace::readTrace(L.Path, nullptr);
+    if (!R) {
+      L.Error = llvm::toString(R.takeError());
+      return;
+    }
+    T = std::move(*R);
+  }
+  L.Warnings = T.Warnings;
+  L.Rank = T.Distributed.Rank;
+  L.WorldSize = T.Distributed.WorldSize;
+  auto G = graph::buildGraph(T, BO, nullptr);
+  if (!G) {
+    L.Error = llvm::toString(G.takeError());
+    return;
+  }
+  G->Span = Span;
+  L.G = std::move(*G);
+}
+
+struct RankRow {
+  int32_t Rank;
+  int64_t Measured, Replayed, Late;
+  double error() const {
+    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
+  }
+};
+
+struct Straggler {
+  int32_t Rank;
+  int64_t Late, JobWithout;
+  double Scale; ///< the factor its own work needed
+};
+
+struct JobReport {
+  const job::JobIteration *It;
+  size_t Ordinal;
+  int64_t Measured, Replayed;
+  std::vector<RankRow> Ranks;
+  std::vector<Straggler> Stragglers;
+  sim::CriticalPath Path;
+  double error() const {
+    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
+  }
+};
+
+/// How many ranks get a simulated what-if each: the latest ones.
+constexpr size_t MaxWhatIfs = 8;
+
+/// The ranks later than the median rank at the collectives of \p It, the
+/// latest first (at most MaxWhatIfs), each with the job's iteration were it
+/// as fast as needed to be no later than the median rank.
+std::vector<Straggler> stragglers(job::Job &J, const job::JobIteration &It,
+                                  const std::vector<int64_t> &Late) {
+  std::vector<int64_t> Sorted = Late;
+  std::sort(Sorted.begin(), Sorted.end());
+  int64_t Median = Sorted.empty() ? 0 : Sorted[(Sorted.size() - 1) / 2];
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < Late.size(); ++I)
+    if (Late[I] > Median)
+      Order.push_back(I);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](size_t A, size_t B) { return Late[A] > Late[B]; });
+  if (Order.size() > MaxWhatIfs)
+    Order.resize(MaxWhatIfs);
+  std::vector<Straggler> Out;
+  for (size_t I : Order) {
+    auto W = job::asFastAsNeeded(J, It, I, Median);
+    if (!W) {
+      llvm::consumeError(W.takeError());
+      continue;
+    }
+    Out.push_back({J.Ranks[I].Rank, Late[I], W->JobTime, W->Scale});
+  }
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const Straggler &A, const Straggler &B) {
+                     return A.JobWithout < B.JobWithout;
+                   });
+  return Out;
+}
+
+void printText(const job::Job &J, const std::vector<JobReport> &Reports,
+               bool RanksFromTraces) {
+  std::string Out;
+  const graph::Graph &G = J.G;
+  Out += fmt::format(
+      "job        {} ranks ({}), {} collectives matched {}\n", J.Ranks.size(),
+      RanksFromTraces ? "ranks from the traces' distributedInfo"
+                      : "ranks in the order given: the traces do not "
+                        "say",
+      G.numCollectives(), J.Matching);
+  if (J.ClockMode == job::Clock::Trace) {
+    Out += "clocks     the traces' own (--clock trace)\n";
+  } else if (G.numCollectives()) {
+    std::string Offsets;
+    for (const job::JobRank &R : J.Ranks)
+      Offsets += fmt::format("{}{} {}{}", Offsets.empty() ? "" : ", ", R.Rank,
+                             R.ClockOffset < 0 ? "-" : "+",
+                             formatDuration(std::llabs(R.ClockOffset)));
+    Out += fmt::format("clocks     offsets from the collectives' ends "
+                       "(--clock trace to keep the traces'): {}\n",
+                       Offsets);
+  } else {
+    Out += "clocks     the traces' own: no collectives to align them by\n";
+  }
+  if (J.ClampedTransfers)
+    Out += fmt::format("           {} collective members ended before the "
+                       "last member arrived (clock noise): replayed with no "
+                       "transfer time\n",
+                       J.ClampedTransfers);
+  for (const JobReport &Rep : Reports) {
+    Out += fmt::format("\niteration  {} ({} of {})\n", Rep.It->Label,
+                       Rep.Ordinal + 1, J.Iterations.size());
+    Out += fmt::format("measured   {}   (the job: first rank's begin to "
+                       "last rank's end)\n",
+                       formatDuration(Rep.Measured));
+    Out +=
+        fmt::format("replayed   {}   error {}\n", formatDuration(Rep.Replayed),
+                    formatPercent(Rep.error(), true));
+    Table T;
+    T.row({"rank", "measured", "replayed", "error", "late at collectives"});
+    for (size_t C = 1; C < 5; ++C)
+      T.alignRight(C);
+    for (const RankRow &R : Rep.Ranks)
+      T.row({std::to_string(R.Rank), formatDuration(R.Measured),
+             formatDuration(R.Replayed), formatPercent(R.error(), true),
+             formatDuration(R.Late)});
+    Out += T.render();
+    if (!Rep.Stragglers.empty()) {
+      Out += "stragglers (the job's iteration were the rank's own work fast "
+             "enough to be no later at collectives than the median rank)\n";
+      Table S;
+      S.alignRight(1);
+      S.alignRight(2);
+      for (const Straggler &St : Rep.Stragglers)
+        S.row({fmt::format("rank {}", St.Rank),
+               fmt::format("late {}", formatDuration(St.Late)),
+               St.Scale > 0 ? fmt::format("work x{:.2f}", St.Scale)
+                            : std::string("work x0, still late"),
+               fmt::format("job {}", formatDuration(St.JobWithout)),
+               fmt::format("({})",
+                           formatPercent(Rep.Replayed ? double(St.JobWithout -
+                                                               Rep.Replayed) /
+                                                            double(Rep.Replayed)
+                                                      : 0.0,
+                                         true))});
+      Out += S.render();
+    }
+    Out += fmt::format("critical path  {}\n", formatDuration(Rep.Path.Length));
+    Table P;
+    P.alignRight(1);
+    P.alignRight(2);
+    size_t Shown = 0;
+    for (const sim::PathShare &S : sim::sharesByActivity(G, Rep.Path)) {
+      if (++Shown > 8)
+        break;
+      P.row({S.Label, formatDuration(S.Time),
+             formatPercent(double(S.Time) /
+                           double(std::max<int64_t>(1, Rep.Path.Length)))});
+    }
+    Out += P.render();
+  }
+  std::fputs(Out.c_str(), stdout);
+}
+
+void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
+  for (const JobReport &Rep : Reports) {
+    std::string Out;
+    JsonWriter W(Out);
+    W.beginObject();
+    W.field("iteration", Rep.It->Number);
+    W.field("label", Rep.It->Label);
+    W.field("job_measured_ns", Rep.Measured);
+    W.field("job_replayed_ns", Rep.Replayed);
+    W.field("error", Rep.error());
+    W.field("collectives", J.G.numCollectives());
+    W.field("clock",
+            J.ClockMode == job::Clock::Trace ? "trace" : "collectives");
+    W.key("ranks").beginArray();
+    for (size_t I = 0; I < Rep.Ranks.size(); ++I) {
+      const RankRow &R = Rep.Ranks[I];
+      W.beginObject()
+          .field("rank", R.Rank)
+          .field("trace", J.Ranks[I].Path)
+          .field("measured_ns", R.Measured)
+          .field("replayed_ns", R.Replayed)
+          .field("error", R.error())
+          .field("late_ns", R.Late)
+          .field("clock_offset_ns", J.Ranks[I].ClockOffset)
+          .endObject();
+    }
+    W.endArray();
+    W.key("stragglers").beginArray();
+    for (const Straggler &S : Rep.Stragglers)
+      W.beginObject()
+          .field("rank", S.Rank)
+          .field("late_ns", S.Late)
+          .field("job_without_ns", S.JobWithout)
+          .field("work_scale", S.Scale)
+          .endObject();
+    W.endArray();
+    W.field("critical_path_ns", Rep.Path.Length);
+    W.key("critical_path").beginArray();
+    for (const auto &S : sim::sharesByActivity(J.G, Rep.Path))
+      W.beginObject().field("what", S.Label).field("ns", S.Time).endObject();
+    W.endArray();
+    W.endObject();
+    Out += '\n';
+    std::fputs(Out.c_str(), stdout);
+  }
+}
+
+} // namespace
+
+std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
+  graph::BuildOptions BO;
+  if (!O.Window.empty()) {
+    reportError("ddscript", "--window takes one trace: a job's ranks are "
+                            "matched by their iterations");
+    return std::nullopt;
+  }
+  if (O.Calibration == "typical")
+    BO.Delays = graph::BuildOptions::Calibration::Typical;
+
+  std::vector<Loaded> Ranks(O.TracePaths.size());
+  for (size_t I = 0; I < Ranks.size(); ++I)
+    Ranks[I].Path = O.TracePaths[I];
+  {
+    PhaseTimer Timer("load");
+    Progress P(fmt::format("loading {} ranks", Ranks.size()));
+    std::atomic<size_t> Next{0};
+    auto Work = [&] {
+      for (size_t I; (I = Next++) < Ranks.size();)
+        loadRank(O, BO, Ranks[I]);
+    };
+    std::vector<std::thread> Pool;
+    unsigned N = loadThreads(Ranks.size());
+    for (unsigned K = 1; K < N; ++K)
+      Pool.emplace_back(Work);
+    Work();
+    for (std::thread &Th : Pool)
+      Th.join();
+    P.done();
+  }
+  for (const Loaded &L : Ranks) {
+    for (const std::string &W : L.Warnings)
+      reportWarning(L.Path, W);
+    if (!L.G) {
+      reportError(L.Path, L.Error);
+      return std::nullopt;
+    }
+  }
+  // Ranks: from distributedInfo when every trace has one, else the order.
+  bool FromTraces = std::all_of(Ranks.begin(), Ranks.end(),
+                                [](const Loaded &L) { return L.Rank >= 0; });
+  for (size_t I = 1; I < Ranks.size(); ++I)
+    if (FromTraces && Ranks[I].WorldSize != Ranks[0].WorldSize) {
+      reportError(Ranks[I].Path,
+                  fmt::format("world size {}, but {} says {}: the traces "
+                              "are not of one job",
+                              Ranks[I].WorldSize, Ranks[0].Path,
+                              Ranks[0].WorldSize));
+      return std::nullopt;
+    }
+  std::vector<job::RankGraph> Graphs;
+  for (size_t I = 0; I < Ranks.size(); ++I)
+    Graphs.push_back({FromTraces ? static_cast<int32_t>(Ranks[I].Rank)
+                                 : static_cast<int32_t>(I),
+                      Ranks[I].Path, std::move(*Ranks[I].G)});
+  Ranks.clear();
+  PhaseTimer JoinTimer("join");
+  auto J = job::joinRanks(std::move(Graphs), O.Clock == "trace"
+                                                 ? job::Clock::Trace
+                                                 : job::Clock::Collectives);
+  if (!J) {
+    reportError("ddscript", llvm::toString(J.takeError()));
+    return std::nullopt;
+  }
+  return LoadedJob{std::move(*J), FromTraces};
+}
+
+int dd::driver::runJobReplay(const TraceOptions &O) {
+  if (!O.TimelinePath.empty() || !O.ReportPath.empty() || O.Diverging) {
+    reportError("ddscript", "--timeline, --report and --diverging take one "
+                            "trace; a job's replay prints its numbers only");
+    return ExitBadInput;
+  }
+  auto L = loadJobFor(O);
+  if (!L)
+    return ExitBadInput;
+  job::Job *J = &L->Job;
+  bool FromTraces = L->RanksFromTraces;
+
+  // Which job iterations to report: as for one trace, over the job's.
+  std::vector<int64_t> Numbers, Lengths;
+  for (const job::JobIteration &It : J->Iterations) {
+    Numbers.push_back(It.Number);
+    Lengths.push_back(job::measuredSpan(*J, It).length());
+  }
+  auto Chosen = chooseIterations(Numbers, Lengths, O.Iteration);
+  if (!Chosen) {
+    reportError("ddscript",
+                llvm::toString(Chosen.takeError()) +
+                    " (the job's iterations are those every rank has)");
+    return ExitBadInput;
+  }
+
+  PhaseTimer SimTimer("simulate");
+  auto R = sim::simulate(J->G);
+  if (!R) {
+    reportError("ddscript", llvm::toString(R.takeError()));
+    return ExitInternal;
+  }
+  std::vector<JobReport> Reports;
+  for (size_t C : *Chosen) {
+    const job::JobIteration &It = J->Iterations[C];
+    JobReport Rep{&It, C, 0, 0, {}, {}, {}};
+    job::Span M = job::measuredSpan(*J, It), S = job::simulatedSpan(*J, *R, It);
+    Rep.Measured = M.length();
+    Rep.Replayed = S.length();
+    std::vector<int64_t> Late = job::lateness(*J, *R, It);
+    size_t LastRank = 0;
+    int64_t LastEnd = INT64_MIN;
+    for (size_t I = 0; I < J->Ranks.size(); ++I) {
+      const graph::Iteration &RI = J->G.Iterations[It.PerRank[I]];
+      auto [B, E] = sim::iterationSpan(J->G, *R, RI);
+      Rep.Ranks.push_back({J->Ranks[I].Rank, RI.measured(), E - B, Late[I]});
+      if (E > LastEnd) {
+        LastEnd = E;
+        LastRank = I;
+      }
+    }
+    Rep.Stragglers = stragglers(*J, It, Late);
+    Rep.Path = sim::criticalPath(
+        J->G, *R, J->G.Iterations[It.PerRank[LastRank]].End, S.Begin);
+    Reports.push_back(std::move(Rep));
+  }
+  SimTimer.stop();
+  if (O.Format == OutputFormat::Json)
+    printJson(*J, Reports);
+  else
+    printText(*J, Reports, FromTraces);
+  return ExitOk;
+}

@@ -1,0 +1,428 @@
+#include "job/Job.h"
+
+#include "support/Error.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+using namespace dd;
+using namespace dd::job;
+using namespace dd::graph;
+
+namespace {
+
+/// What kind of collective a communication kernel is: "AllReduce",
+/// "SendRecv", ... from ncclKernel_AllReduce_RING_LL_Sum_float(...) or
+/// ncclDevKernel_AllReduce_Sum_f16_RING_LL(...); the name itself otherwise.
+std::string_view collectiveKind(std::string_view Name) {
+  for (std::string_view P :
+       {"ncclDevKernel_", "ncclKernel_", "rcclKernel_", "rcclDevKernel_"})
+    if (Name.substr(0, P.size()) == P) {
+      Name.remove_prefix(P.size());
+      return Name.substr(0, Name.find_first_of("_("));
+    }
+  return Name.substr(0, Name.find('('));
+}
+
+/// A rank's communication kernels, per communication stream, in time order;
+/// the streams in the order of their first kernel.
+struct CommStreams {
+  std::vector<ResourceId> Stream;
+  std::vector<std::vector<TaskId>> Tasks;
+};
+
+CommStreams commStreams(const Graph &G) {
+  llvm::DenseMap<ResourceId, size_t> Index;
+  CommStreams Out;
+  std::vector<TaskId> All;
+  for (TaskId T = 0; T < G.numTasks(); ++T)
+    if (G.Kind[T] == TaskKind::Comm && G.isLeaf(T) && !G.isRemoved(T) &&
+        G.Res[T] != NoResource && G.MeasuredStart[T] != NoTime)
+      All.push_back(T);
+  std::stable_sort(All.begin(), All.end(), [&](TaskId A, TaskId B) {
+    return G.MeasuredStart[A] < G.MeasuredStart[B];
+  });
+  for (TaskId T : All) {
+    auto [It, New] = Index.try_emplace(G.Res[T], Out.Stream.size());
+    if (New) {
+      Out.Stream.push_back(G.Res[T]);
+      Out.Tasks.emplace_back();
+    }
+    Out.Tasks[It->second].push_back(T);
+  }
+  return Out;
+}
+
+int64_t median(std::vector<int64_t> V) {
+  if (V.empty())
+    return 0;
+  std::nth_element(V.begin(), V.begin() + V.size() / 2, V.end());
+  return V[V.size() / 2];
+}
+
+/// Appends \p From (a rank's graph) to \p To, shifting its times by
+/// \p Shift and its first-on-resource gaps so that they count from To's
+/// origin. Returns the offset of its task ids.
+TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
+  TaskId TaskBase = static_cast<TaskId>(To.numTasks());
+  ResourceId ResBase = static_cast<ResourceId>(To.Resources.size());
+  LayerId LayerBase = static_cast<LayerId>(To.Layers.size());
+  int32_t IterBase = static_cast<int32_t>(To.Iterations.size());
+  for (Resource R : From.Resources) {
+    R.Name = fmt::format("rank {} {}", Rank, R.Name);
+    R.Rank = Rank;
+    To.Resources.push_back(std::move(R));
+  }
+  To.Layers.insert(To.Layers.end(), From.Layers.begin(), From.Layers.end());
+  auto Task = [&](TaskId T) { return T == NoTask ? NoTask : T + TaskBase; };
+  auto Time = [&](int64_t T) { return T == NoTime ? NoTime : T + Shift; };
+  size_t N = From.numTasks();
+  To.reserveTasks(To.numTasks() + N);
+  for (TaskId T = 0; T < N; ++T) {
+    TaskId X = To.addTask(From.Kind[T], From.name(T),
+                          From.Res[T] == NoResource ? NoResource
+                                                    : From.Res[T] + ResBase,
+                          From.Dur[T]);
+    To.MeasuredDur[X] = From.MeasuredDur[T];
+    To.MeasuredStart[X] = Time(From.MeasuredStart[T]);
+    To.Gap[X] = From.Gap[T];
+    To.OrderKey[X] = From.OrderKey[T] + Shift;
+    To.Parent[X] = Task(From.Parent[T]);
+    To.Launcher[X] = Task(From.Launcher[T]);
+    To.LayerOf[X] =
+        From.LayerOf[T] == NoLayer ? NoLayer : From.LayerOf[T] + LayerBase;
+    To.PhaseOf[X] = From.PhaseOf[T];
+    To.IterationOf[X] =
+        From.IterationOf[T] < 0 ? -1 : From.IterationOf[T] + IterBase;
+    To.Flags[X] = From.Flags[T];
+    To.Bytes[X] = From.Bytes[T];
+    To.Correlation[X] = From.Correlation[T];
+    // Event ids index the rank's own trace, which the job does not keep.
+    To.Event[X] = ~0u;
+    To.FirstLeaf[X] = Task(From.FirstLeaf[T]);
+    To.LastLeaf[X] = Task(From.LastLeaf[T]);
+    To.Lead[X] = From.Lead[T];
+    To.Trail[X] = From.Trail[T];
+  }
+  // The first leaf on each resource was released at the rank's origin plus
+  // its gap; the job's origin is earlier by this much.
+  int64_t Earlier = From.Origin + Shift - To.Origin;
+  for (const auto &Seq : From.ResourceTasks)
+    if (!Seq.empty())
+      To.Gap[Seq.front() + TaskBase] += Earlier;
+  for (Edge E : From.Edges) {
+    E.Src += TaskBase;
+    E.Dst += TaskBase;
+    To.Edges.push_back(E);
+  }
+  for (Iteration It : From.Iterations) {
+    It.MeasuredBegin += Shift;
+    It.MeasuredEnd += Shift;
+    It.Begin.Task = Task(It.Begin.Task);
+    It.End.Task = Task(It.End.Task);
+    It.Rank = Rank;
+    To.Iterations.push_back(std::move(It));
+  }
+  return TaskBase;
+}
+
+std::string streamName(const Graph &G, ResourceId R) {
+  return G.Resources[R].Name;
+}
+
+} // namespace
+
+llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
+  if (Ranks.empty())
+    return makeError("a job needs at least one rank");
+  std::stable_sort(
+      Ranks.begin(), Ranks.end(),
+      [](const RankGraph &A, const RankGraph &B) { return A.Rank < B.Rank; });
+  for (size_t I = 1; I < Ranks.size(); ++I)
+    if (Ranks[I].Rank == Ranks[I - 1].Rank)
+      return makeError(fmt::format("{} and {} are both rank {}: give one "
+                                   "trace per rank",
+                                   Ranks[I - 1].Path, Ranks[I].Path,
+                                   Ranks[I].Rank));
+  for (RankGraph &R : Ranks)
+    if (!R.G.finalized()) {
+      std::string Error;
+      if (!R.G.finalize(&Error))
+        return makeError(R.Path + ": " + Error);
+    }
+
+  // --- Match collectives: by order on each communication stream. ---------
+  std::vector<CommStreams> Comm;
+  for (const RankGraph &R : Ranks)
+    Comm.push_back(commStreams(R.G));
+  const CommStreams &Ref = Comm.front();
+  for (size_t I = 1; I < Ranks.size(); ++I) {
+    const CommStreams &Other = Comm[I];
+    if (Other.Tasks.size() != Ref.Tasks.size())
+      return makeError(fmt::format(
+          "rank {} has communication kernels on {} streams, rank {} on {}: "
+          "ddscript pairs collectives by their order on each stream and "
+          "cannot pair these ranks' ({} and {})",
+          Ranks[I].Rank, Other.Tasks.size(), Ranks[0].Rank, Ref.Tasks.size(),
+          Ranks[I].Path, Ranks[0].Path));
+    for (size_t S = 0; S < Ref.Tasks.size(); ++S) {
+      const auto &A = Ref.Tasks[S], &B = Other.Tasks[S];
+      if (A.size() != B.size())
+        return makeError(fmt::format(
+            "rank {} has {} communication kernels on {}, rank {} has {} on "
+            "{}: ddscript pairs collectives by their order and cannot pair "
+            "these",
+            Ranks[I].Rank, B.size(), streamName(Ranks[I].G, Other.Stream[S]),
+            Ranks[0].Rank, A.size(), streamName(Ranks[0].G, Ref.Stream[S])));
+      for (size_t K = 0; K < A.size(); ++K) {
+        std::string_view KA = collectiveKind(Ranks[0].G.name(A[K]));
+        std::string_view KB = collectiveKind(Ranks[I].G.name(B[K]));
+        if (KA != KB)
+          return makeError(fmt::format(
+              "collective {} on {}: rank {} runs {}, rank {} runs {}: the "
+              "ranks' collectives do not pair by order",
+              K + 1, streamName(Ranks[I].G, Other.Stream[S]), Ranks[I].Rank, KB,
+              Ranks[0].Rank, KA));
+      }
+    }
+  }
+
+  // --- Clocks. -----------------------------------------------------------
+  std::vector<int64_t> Offset(Ranks.size(), 0);
+  if (C == Clock::Collectives)
+    for (size_t I = 1; I < Ranks.size(); ++I) {
+      std::vector<int64_t> D;
+      for (size_t S = 0; S < Ref.Tasks.size(); ++S)
+        for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
+          TaskId A = Ref.Tasks[S][K], B = Comm[I].Tasks[S][K];
+          const Graph &GA = Ranks[0].G, &GB = Ranks[I].G;
+          D.push_back((GA.MeasuredStart[A] + GA.MeasuredDur[A]) -
+                      (GB.MeasuredStart[B] + GB.MeasuredDur[B]));
+        }
+      Offset[I] = median(std::move(D));
+    }
+
+  // --- Join. -------------------------------------------------------------
+  Job J;
+  J.ClockMode = C;
+  J.Matching = "by order on each rank's communication streams";
+  J.G.Origin = INT64_MAX;
+  for (size_t I = 0; I < Ranks.size(); ++I)
+    J.G.Origin = std::min(J.G.Origin, Ranks[I].G.Origin + Offset[I]);
+  std::vector<TaskId> Base(Ranks.size());
+  for (size_t I = 0; I < Ranks.size(); ++I) {
+    JobRank JR;
+    JR.Rank = Ranks[I].Rank;
+    JR.Path = Ranks[I].Path;
+    JR.ClockOffset = Offset[I];
+    uint32_t FirstIter = static_cast<uint32_t>(J.G.Iterations.size());
+    Base[I] = append(J.G, Ranks[I].G, Ranks[I].Rank, Offset[I]);
+    JR.FirstTask = Base[I];
+    JR.EndTask = static_cast<TaskId>(J.G.numTasks());
+    for (uint32_t It = FirstIter; It < J.G.Iterations.size(); ++It)
+      JR.Iterations.push_back(It);
+    J.Ranks.push_back(std::move(JR));
+    // The rank's graph is no longer needed: free it before the next.
+    Ranks[I].G = Graph();
+  }
+
+  // Each member runs its transfer: from the last arrival to its own end.
+  Graph &G = J.G;
+  std::vector<TaskId> Members;
+  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
+    for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
+      Members.clear();
+      int64_t LastArrival = INT64_MIN;
+      for (size_t I = 0; I < Ranks.size(); ++I) {
+        TaskId T = Comm[I].Tasks[S][K] + Base[I];
+        Members.push_back(T);
+        LastArrival = std::max(LastArrival, G.MeasuredStart[T]);
+      }
+      for (TaskId T : Members) {
+        int64_t End = G.MeasuredStart[T] + G.MeasuredDur[T];
+        if (End < LastArrival)
+          ++J.ClampedTransfers;
+        G.Dur[T] = std::max<int64_t>(0, End - LastArrival);
+      }
+      G.addCollective(Members);
+    }
+
+  // --- Iterations common to every rank. ------------------------------------
+  std::vector<llvm::DenseMap<int64_t, uint32_t>> ByNumber(J.Ranks.size());
+  for (size_t I = 0; I < J.Ranks.size(); ++I)
+    for (uint32_t It : J.Ranks[I].Iterations)
+      ByNumber[I].try_emplace(G.Iterations[It].Number, It);
+  for (uint32_t It : J.Ranks[0].Iterations) {
+    JobIteration JI;
+    JI.Number = G.Iterations[It].Number;
+    JI.Label = G.Iterations[It].Label;
+    for (size_t I = 0; I < J.Ranks.size(); ++I) {
+      auto F = ByNumber[I].find(JI.Number);
+      if (F == ByNumber[I].end())
+        break;
+      JI.PerRank.push_back(F->second);
+    }
+    if (JI.PerRank.size() == J.Ranks.size())
+      J.Iterations.push_back(std::move(JI));
+  }
+  if (J.Iterations.empty())
+    return makeError(fmt::format(
+        "the ranks have no iteration in common (rank {}: {} from {}; rank "
+        "{}: {} from {})",
+        J.Ranks.front().Rank, J.Ranks.front().Iterations.size(),
+        G.Iterations.empty() ? "-" : G.Iterations.front().Label,
+        J.Ranks.back().Rank, J.Ranks.back().Iterations.size(),
+        J.Ranks.back().Iterations.empty()
+            ? "-"
+            : G.Iterations[J.Ranks.back().Iterations.front()].Label));
+
+  std::string Error;
+  if (!G.finalize(&Error))
+    return makeError("the joined graph of the ranks: " + Error);
+  return J;
+}
+
+Span job::measuredSpan(const Job &J, const JobIteration &I) {
+  Span S{INT64_MAX, INT64_MIN};
+  for (uint32_t It : I.PerRank) {
+    S.Begin = std::min(S.Begin, J.G.Iterations[It].MeasuredBegin - J.G.Origin);
+    S.End = std::max(S.End, J.G.Iterations[It].MeasuredEnd - J.G.Origin);
+  }
+  return S;
+}
+
+Span job::simulatedSpan(const Job &J, const sim::SimResult &R,
+                        const JobIteration &I) {
+  Span S{INT64_MAX, INT64_MIN};
+  for (uint32_t It : I.PerRank) {
+    auto [B, E] = sim::iterationSpan(J.G, R, J.G.Iterations[It]);
+    S.Begin = std::min(S.Begin, B);
+    S.End = std::max(S.End, E);
+  }
+  return S;
+}
+
+namespace {
+
+/// The collectives with a member inside \p I's span on any rank, and per
+/// collective the median arrival of its members.
+struct Arrivals {
+  std::vector<uint32_t> Collectives;
+  std::vector<int64_t> Median;
+};
+
+Arrivals arrivals(const Job &J, const sim::SimResult &R, int64_t From,
+                  int64_t To) {
+  Arrivals A;
+  const Graph &G = J.G;
+  if (R.Arrival.empty())
+    return A;
+  std::vector<int64_t> V;
+  for (uint32_t C = 0; C < G.numCollectives(); ++C) {
+    V.clear();
+    bool Inside = false;
+    for (TaskId M : G.collectiveMembers(C))
+      if (R.Arrival[M] != NoTime) {
+        V.push_back(R.Arrival[M]);
+        Inside |= R.Arrival[M] >= From && R.Arrival[M] < To;
+      }
+    if (!Inside || V.empty())
+      continue;
+    std::sort(V.begin(), V.end());
+    A.Collectives.push_back(C);
+    A.Median.push_back(V[(V.size() - 1) / 2]);
+  }
+  return A;
+}
+
+size_t rankIndexOf(const Job &J, TaskId T) {
+  for (size_t I = 0; I < J.Ranks.size(); ++I)
+    if (T >= J.Ranks[I].FirstTask && T < J.Ranks[I].EndTask)
+      return I;
+  return J.Ranks.size();
+}
+
+} // namespace
+
+std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
+                                   const JobIteration &I) {
+  std::vector<int64_t> Late(J.Ranks.size(), 0);
+  Span S = simulatedSpan(J, R, I);
+  Arrivals A = arrivals(J, R, S.Begin, S.End);
+  for (size_t K = 0; K < A.Collectives.size(); ++K)
+    for (TaskId M : J.G.collectiveMembers(A.Collectives[K])) {
+      size_t Rank = rankIndexOf(J, M);
+      if (Rank < Late.size() && R.Arrival[M] != NoTime)
+        Late[Rank] += std::max<int64_t>(0, R.Arrival[M] - A.Median[K]);
+    }
+  return Late;
+}
+
+llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
+                                                    const JobIteration &I,
+                                                    size_t RankIndex,
+                                                    int64_t TargetLate) {
+  Graph &G = J.G;
+  const JobRank &JR = J.Ranks[RankIndex];
+  std::vector<TaskId> Own;
+  for (TaskId T = JR.FirstTask; T < JR.EndTask; ++T)
+    if (G.isLeaf(T) && !G.isRemoved(T) && G.Kind[T] != TaskKind::Comm)
+      Own.push_back(T);
+  std::vector<int64_t> Dur(Own.size()), Gap(Own.size());
+  for (size_t K = 0; K < Own.size(); ++K) {
+    Dur[K] = G.Dur[Own[K]];
+    Gap[K] = G.Gap[Own[K]];
+  }
+  auto Restore = [&] {
+    for (size_t K = 0; K < Own.size(); ++K) {
+      G.Dur[Own[K]] = Dur[K];
+      G.Gap[Own[K]] = Gap[K];
+    }
+  };
+  auto Eval = [&](double S) -> llvm::Expected<StragglerWhatIf> {
+    for (size_t K = 0; K < Own.size(); ++K) {
+      G.Dur[Own[K]] = std::llround(double(Dur[K]) * S);
+      // The first leaf of a resource waits from the job's origin: that is
+      // when the rank began, not its work.
+      bool First = G.PrevOnRes[Own[K]] == NoTask;
+      G.Gap[Own[K]] =
+          Gap[K] > 0 && !First ? std::llround(double(Gap[K]) * S) : Gap[K];
+    }
+    auto R = sim::simulate(G);
+    if (!R)
+      return R.takeError();
+    return StragglerWhatIf{S, simulatedSpan(J, *R, I).length(),
+                           lateness(J, *R, I)[RankIndex]};
+  };
+  auto Best = Eval(1.0);
+  if (!Best || Best->Late <= TargetLate) {
+    Restore();
+    return Best;
+  }
+  auto Fastest = Eval(0.0);
+  if (!Fastest || Fastest->Late > TargetLate) {
+    Restore();
+    return Fastest;
+  }
+  double Lo = 0, Hi = 1; // Lo is fast enough, Hi is not
+  StragglerWhatIf Found = *Fastest;
+  for (int Step = 0; Step < 12; ++Step) {
+    double Mid = (Lo + Hi) / 2;
+    auto W = Eval(Mid);
+    if (!W) {
+      Restore();
+      return W.takeError();
+    }
+    if (W->Late <= TargetLate) {
+      Lo = Mid;
+      Found = *W;
+    } else {
+      Hi = Mid;
+    }
+  }
+  Restore();
+  return Found;
+}

@@ -1,0 +1,106 @@
+//===- Job.h - The ranks of a distributed run as one graph ------*- C++ -*-===//
+//
+// A job is one trace per rank. Each rank's graph is built and calibrated on
+// its own (graph::buildGraph); joinRanks then matches the ranks'
+// communication kernels into collectives, estimates each rank's clock
+// offset from them (the members of one collective finish together), and
+// joins the graphs into one: tasks, resources (named "rank N ..."), edges,
+// layers and iterations of every rank, and the collectives (see
+// Graph::CollectiveBegin). A collective member's duration becomes its
+// transfer: from the last member's arrival to its own measured end, so that
+// the unchanged job replays every rank; the wait before it is the
+// simulation's, and follows from what a model changes. See
+// docs/multirank.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_JOB_JOB_H
+#define DD_JOB_JOB_H
+
+#include "graph/Graph.h"
+#include "sim/Simulator.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace dd::job {
+
+/// One rank's graph, as graph::buildGraph made it from the rank's trace.
+struct RankGraph {
+  int32_t Rank = 0;
+  std::string Path;
+  graph::Graph G;
+};
+
+enum class Clock : uint8_t {
+  Collectives, ///< offsets estimated from matched collectives' ends
+  Trace,       ///< the traces' clocks as they are
+};
+
+struct JobRank {
+  int32_t Rank = 0;
+  std::string Path;
+  /// ns added to the rank's trace times to put them on the job's clock.
+  int64_t ClockOffset = 0;
+  /// The rank's iterations: indices into the job graph's Iterations.
+  std::vector<uint32_t> Iterations;
+  graph::TaskId FirstTask = 0, EndTask = 0; ///< its tasks, before any model
+};
+
+/// A job iteration: the iterations of one number, one per rank.
+struct JobIteration {
+  int64_t Number = 0;
+  std::string Label;
+  std::vector<uint32_t> PerRank; ///< by index into Job::Ranks
+};
+
+struct Job {
+  graph::Graph G;
+  std::vector<JobRank> Ranks;
+  std::vector<JobIteration> Iterations;
+  Clock ClockMode = Clock::Collectives;
+  /// How collectives were matched ("by order on each rank's communication
+  /// streams"), and members whose measured end came before the last
+  /// member's arrival (clock noise; their transfer is 0).
+  std::string Matching;
+  size_t ClampedTransfers = 0;
+};
+
+/// Joins the ranks' graphs (each finalized) into one job. Fails with one
+/// line for duplicate ranks, ranks whose collectives cannot be paired (a
+/// different count or kind on a stream) or ranks without common
+/// iterations.
+llvm::Expected<Job> joinRanks(std::vector<RankGraph> Ranks, Clock C);
+
+/// The job's measured and simulated span of job iteration \p I: from the
+/// earliest rank's begin to the latest rank's end.
+struct Span {
+  int64_t Begin = 0, End = 0;
+  int64_t length() const { return End - Begin; }
+};
+Span measuredSpan(const Job &J, const JobIteration &I);
+Span simulatedSpan(const Job &J, const sim::SimResult &R,
+                   const JobIteration &I);
+
+/// How late each rank reached the collectives of job iteration \p I in \p R
+/// (ns past the collective's median arrival, summed), by index into Ranks.
+std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
+                              const JobIteration &I);
+/// A straggler what-if: rank index \p RankIndex's own work (its CPU calls
+/// and the gaps between them, its GPU work but communication) scaled by
+/// the largest factor up to 1, found by bisection, at which it reaches the
+/// collectives of \p I no later in total than \p TargetLate (ns past their
+/// median arrivals); the job's iteration then. The graph is restored.
+struct StragglerWhatIf {
+  double Scale = 1;    ///< the factor its work needed
+  int64_t JobTime = 0; ///< the job's iteration with it
+  int64_t Late = 0;    ///< its lateness then
+};
+llvm::Expected<StragglerWhatIf> asFastAsNeeded(Job &J, const JobIteration &I,
+                                               size_t RankIndex,
+                                               int64_t TargetLate);
+
+} // namespace dd::job
+
+#endif

@@ -1,0 +1,211 @@
+// A job's ranks replayed together (job/Job.h), loaded as `ddscript replay`
+// loads them (driver::loadJobFor): exactness, and the properties a joint
+// model must keep.
+
+#include "job/Job.h"
+#include "driver/Session.h"
+#include "graph/Edit.h"
+#include "sim/Simulator.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace dd;
+
+namespace {
+
+std::vector<std::string> ranksOf(const char *Dir, const char *Pattern, int N) {
+  std::vector<std::string> Out;
+  for (int I = 0; I < N; ++I) {
+    char Name[128];
+    std::snprintf(Name, sizeof Name, Pattern, I);
+    Out.push_back(std::string(DD_TEST_DATA) + "/" + Dir + "/" + Name);
+  }
+  return Out;
+}
+
+std::vector<std::string> dlrm() {
+  return ranksOf("param/dlrm_8rank", "worker%d_step_12.pt.trace.json.gz", 8);
+}
+std::vector<std::string> megatron() {
+  return ranksOf("astra_sim/megatron_tp8", "rank%d.json.gz", 8);
+}
+
+job::Job load(std::vector<std::string> Paths, std::string Clock = "collectives",
+              std::string Calibration = "exact") {
+  driver::TraceOptions O;
+  O.TracePaths = std::move(Paths);
+  O.TracePath = O.TracePaths.front();
+  O.Clock = Clock;
+  O.Calibration = Calibration;
+  auto L = driver::loadJobFor(O);
+  REQUIRE(L.has_value());
+  return std::move(L->Job);
+}
+
+sim::SimResult simulate(const job::Job &J,
+                        const sim::SchedulePolicy *P = nullptr) {
+  auto R = sim::simulate(J.G, P);
+  REQUIRE(static_cast<bool>(R));
+  return std::move(*R);
+}
+
+double relErr(int64_t A, int64_t B) {
+  return B ? std::abs(double(A - B)) / double(B) : 0.0;
+}
+
+/// Every rank's iteration and the job's replay what was measured.
+void checkExact(const job::Job &J) {
+  sim::SimResult R = simulate(J);
+  REQUIRE(!J.Iterations.empty());
+  for (const job::JobIteration &It : J.Iterations) {
+    CHECK(relErr(job::simulatedSpan(J, R, It).length(),
+                 job::measuredSpan(J, It).length()) <= 0.001);
+    for (uint32_t RI : It.PerRank) {
+      const graph::Iteration &I = J.G.Iterations[RI];
+      CAPTURE(I.Rank);
+      CHECK(relErr(sim::iterationTime(J.G, R, I), I.measured()) <= 0.001);
+    }
+  }
+}
+
+/// The collectives' members with no transfer time: a free network.
+void freeNetwork(job::Job &J) {
+  for (size_t C = 0; C < J.G.numCollectives(); ++C)
+    for (graph::TaskId T : J.G.collectiveMembers(C))
+      graph::setTaskDuration(J.G, T, 0);
+  REQUIRE(J.G.finalize());
+}
+
+} // namespace
+
+TEST_CASE("a job's ranks replay together, every rank and the job exactly") {
+  SUBCASE("DLRM, 8 ranks") {
+    job::Job J = load(dlrm());
+    CHECK(J.Ranks.size() == 8);
+    CHECK(J.G.numCollectives() == 8);
+    checkExact(J);
+  }
+  SUBCASE("Megatron-LM tensor parallel, 8 ranks") {
+    job::Job J = load(megatron());
+    CHECK(J.G.numCollectives() == 84);
+    checkExact(J);
+  }
+  SUBCASE("on the traces' own clocks") { checkExact(load(dlrm(), "trace")); }
+}
+
+TEST_CASE("the ranks of one host share a clock: offsets are microseconds") {
+  for (const auto &Paths : {dlrm(), megatron()}) {
+    job::Job J = load(Paths);
+    for (const job::JobRank &R : J.Ranks)
+      CHECK(std::abs(R.ClockOffset) <= 20'000);
+  }
+}
+
+TEST_CASE("a free network never makes a job slower") {
+  for (const auto &Paths : {dlrm(), megatron()}) {
+    job::Job J = load(Paths);
+    sim::SimResult Base = simulate(J);
+    freeNetwork(J);
+    sim::SimResult Free = simulate(J);
+    for (const job::JobIteration &It : J.Iterations)
+      CHECK(job::simulatedSpan(J, Free, It).length() <=
+            job::simulatedSpan(J, Base, It).length());
+  }
+}
+
+TEST_CASE("no rank replays faster in the job than on its own without "
+          "communication") {
+  // A rank alone, its communication free and nobody to wait for, is its
+  // compute-only path: joined to the others it can only wait more.
+  std::vector<std::string> Paths = dlrm();
+  job::Job J = load(Paths);
+  sim::SimResult R = simulate(J);
+  for (size_t I = 0; I < Paths.size(); ++I) {
+    job::Job Alone = load({Paths[I]});
+    freeNetwork(Alone);
+    sim::SimResult A = simulate(Alone);
+    const job::JobIteration &It = J.Iterations.front();
+    CAPTURE(Paths[I]);
+    CHECK(sim::iterationTime(J.G, R, J.G.Iterations[It.PerRank[I]]) >=
+          sim::iterationTime(Alone.G, A, Alone.G.Iterations.front()));
+  }
+}
+
+TEST_CASE("a model on a job equals the model rank by rank where ranks do "
+          "not interact") {
+  // A trace without collectives or distributedInfo, twice: ranks 0 and 1
+  // by the order given, which never wait for each other, so halving every
+  // kernel on the job halves them on each rank.
+  std::string Resnet = std::string(DD_TEST_DATA) +
+                       "/kineto/resnet50_v100_workers0.pt.trace.json.gz";
+  std::vector<std::string> Paths = {Resnet, Resnet};
+  auto Halve = [](graph::Graph &G) {
+    llvm::BitVector Set(G.numTasks());
+    for (graph::TaskId T = 0; T < G.numTasks(); ++T)
+      Set[T] = G.Kind[T] == graph::TaskKind::Kernel;
+    graph::scaleTasks(G, Set, 2.0, /*Divide=*/true);
+    REQUIRE(G.finalize());
+  };
+  job::Job J = load(Paths);
+  REQUIRE(J.G.numCollectives() == 0);
+  Halve(J.G);
+  sim::SimResult R = simulate(J);
+  for (size_t I = 0; I < Paths.size(); ++I) {
+    job::Job One = load({Paths[I]});
+    Halve(One.G);
+    sim::SimResult A = simulate(One);
+    for (size_t K = 0; K < J.Ranks[I].Iterations.size(); ++K)
+      CHECK(sim::iterationTime(J.G, R,
+                               J.G.Iterations[J.Ranks[I].Iterations[K]]) ==
+            sim::iterationTime(One.G, A, One.G.Iterations[K]));
+  }
+}
+
+TEST_CASE("the job without its top straggler's lateness is faster") {
+  for (const auto &Paths : {dlrm(), megatron()}) {
+    job::Job J = load(Paths);
+    sim::SimResult R = simulate(J);
+    const job::JobIteration &It = J.Iterations.front();
+    std::vector<int64_t> Late = job::lateness(J, R, It);
+    size_t Top = std::max_element(Late.begin(), Late.end()) - Late.begin();
+    CHECK(Late[Top] > 0);
+    std::vector<int64_t> Sorted = Late;
+    std::sort(Sorted.begin(), Sorted.end());
+    auto W = job::asFastAsNeeded(J, It, Top, Sorted[(Sorted.size() - 1) / 2]);
+    REQUIRE(static_cast<bool>(W));
+    CHECK(W->Scale < 1.0);
+    CHECK(W->JobTime < job::measuredSpan(J, It).length());
+    // The graph is as it was.
+    sim::SimResult Again = simulate(J);
+    CHECK(Again.End == R.End);
+  }
+}
+
+TEST_CASE("ranks whose collectives do not pair are refused") {
+  // DLRM's rank 1 runs 8 collectives, Megatron-LM's rank 0 runs 84.
+  driver::TraceOptions O;
+  O.TracePaths = {megatron()[0], dlrm()[1]};
+  O.TracePath = O.TracePaths.front();
+  CHECK_FALSE(driver::loadJobFor(O).has_value());
+  // Two rank-0 traces.
+  O.TracePaths = {megatron()[0], dlrm()[0]};
+  CHECK_FALSE(driver::loadJobFor(O).has_value());
+  // World sizes 1 and 8.
+  O.TracePaths = {std::string(DD_TEST_DATA) +
+                      "/hta/v100_ns_resolution_rank0.json.gz",
+                  dlrm()[1]};
+  CHECK_FALSE(driver::loadJobFor(O).has_value());
+}
+
+TEST_CASE("a job replays the same at any thread count") {
+  job::Job A = load(megatron());
+  sim::SimResult RA = simulate(A);
+  setenv("DDSCRIPT_THREADS", "1", 1);
+  job::Job B = load(megatron());
+  unsetenv("DDSCRIPT_THREADS");
+  sim::SimResult RB = simulate(B);
+  CHECK(RA.Start == RB.Start);
+  CHECK(RA.End == RB.End);
+}
