@@ -34,3 +34,19 @@ std::string Table::render(std::string_view Indent) const {
   }
   return Out;
 }
+
+std::string dd::driver::renderPathShares(const graph::Graph &G,
+                                         const sim::CriticalPath &P) {
+  Table T;
+  T.alignRight(1);
+  T.alignRight(2);
+  size_t Shown = 0;
+  for (const sim::PathShare &S : sim::sharesByActivity(G, P)) {
+    if (++Shown > 8)
+      break;
+    T.row({S.Label, formatDuration(S.Time),
+           formatPercent(double(S.Time) /
+                         double(std::max<int64_t>(1, P.Length)))});
+  }
+  return T.render();
+}

@@ -2,6 +2,7 @@
 #ifndef DD_DRIVER_FORMAT_H
 #define DD_DRIVER_FORMAT_H
 
+#include "sim/CriticalPath.h"
 #include "support/Format.h"
 
 #include <cstdint>
@@ -36,6 +37,10 @@ private:
   std::vector<std::vector<std::string>> Rows;
   std::vector<bool> RightAligned;
 };
+
+/// The largest shares of a critical path by activity (at most 8), with
+/// their time and share of the path, as a table.
+std::string renderPathShares(const graph::Graph &G, const sim::CriticalPath &P);
 
 } // namespace dd::driver
 

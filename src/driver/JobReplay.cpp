@@ -209,18 +209,7 @@ void printText(const job::Job &J, const std::vector<JobReport> &Reports,
       Out += S.render();
     }
     Out += fmt::format("critical path  {}\n", formatDuration(Rep.Path.Length));
-    Table P;
-    P.alignRight(1);
-    P.alignRight(2);
-    size_t Shown = 0;
-    for (const sim::PathShare &S : sim::sharesByActivity(G, Rep.Path)) {
-      if (++Shown > 8)
-        break;
-      P.row({S.Label, formatDuration(S.Time),
-             formatPercent(double(S.Time) /
-                           double(std::max<int64_t>(1, Rep.Path.Length)))});
-    }
-    Out += P.render();
+    Out += renderPathShares(G, Rep.Path);
   }
   std::fputs(Out.c_str(), stdout);
 }

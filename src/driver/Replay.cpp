@@ -52,18 +52,7 @@ void printText(const std::string &Path, const graph::Graph &G,
         formatPercent(R.Replayed ? double(R.ReplayedBusy) / double(R.Replayed)
                                  : 0.0));
     Out += fmt::format("\ncritical path  {}\n", formatDuration(R.Path.Length));
-    Table T;
-    T.alignRight(1);
-    T.alignRight(2);
-    size_t Shown = 0;
-    for (const sim::PathShare &S : sim::sharesByActivity(G, R.Path)) {
-      if (++Shown > 8)
-        break;
-      T.row({S.Label, formatDuration(S.Time),
-             formatPercent(double(S.Time) /
-                           double(std::max<int64_t>(1, R.Path.Length)))});
-    }
-    Out += T.render();
+    Out += renderPathShares(G, R.Path);
     auto Phases = sim::sharesByPhase(G, R.Path);
     if (!Phases.empty()) {
       Out += "  by phase:";
