@@ -409,7 +409,7 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
   }
   double Lo = 0, Hi = 1; // Lo is fast enough, Hi is not
   StragglerWhatIf Found = *Fastest;
-  for (int Step = 0; Step < 12; ++Step) {
+  for (int Step = 0; Step < 8; ++Step) {
     double Mid = (Lo + Hi) / 2;
     auto W = Eval(Mid);
     if (!W) {

@@ -89,9 +89,10 @@ std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
                               const JobIteration &I);
 /// A straggler what-if: rank index \p RankIndex's own work (its CPU calls
 /// and the gaps between them, its GPU work but communication) scaled by
-/// the largest factor up to 1, found by bisection, at which it reaches the
-/// collectives of \p I no later in total than \p TargetLate (ns past their
-/// median arrivals); the job's iteration then. The graph is restored.
+/// the largest factor up to 1, found by bisection (8 steps), at which it
+/// reaches the collectives of \p I no later in total than \p TargetLate (ns
+/// past their median arrivals); the job's iteration then. The graph is
+/// restored.
 struct StragglerWhatIf {
   double Scale = 1;    ///< the factor its work needed
   int64_t JobTime = 0; ///< the job's iteration with it

@@ -13,7 +13,7 @@ iterations, not the same iteration many times over.
 Numbers are kept as the source wrote them (decimal text, never rounded
 through a double), so timestamps in microseconds with a fraction stay exact.
 
-Usage: make_big_trace.py SOURCE.json[.gz] OUT.json [--mb 100]
+Usage: make_big_trace.py SOURCE.json[.gz] OUT.json [--mb 100 | --copies N]
 """
 
 import argparse
@@ -90,6 +90,9 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--mb", type=float, default=100.0,
                     help="size of the output in MB (10^6 bytes), at least")
+    ap.add_argument("--copies", type=int, default=0,
+                    help="exactly this many copies instead (the ranks of a "
+                    "job need as many iterations each)")
     a = ap.parse_args()
 
     doc = load(a.source)
@@ -136,7 +139,7 @@ def main():
 
         for e in outside:
             put(e)
-        while written < target:
+        while (copies < a.copies) if a.copies else (written < target):
             for e in inside:
                 put(shifted(e, span * copies, id_stride * copies,
                             step_count * copies))
