@@ -112,7 +112,8 @@ constexpr size_t MaxWhatIfs = 8;
 /// The ranks later than the median rank at the collectives of \p It, the
 /// latest first (at most MaxWhatIfs), each with the job's iteration were it
 /// as fast as needed to be no later than the median rank.
-std::vector<Straggler> stragglers(job::Job &J, const job::JobIteration &It,
+std::vector<Straggler> stragglers(job::Job &J, const sim::SimResult &Base,
+                                  const job::JobIteration &It,
                                   const std::vector<int64_t> &Late) {
   std::vector<int64_t> Sorted = Late;
   std::sort(Sorted.begin(), Sorted.end());
@@ -127,7 +128,7 @@ std::vector<Straggler> stragglers(job::Job &J, const job::JobIteration &It,
     Order.resize(MaxWhatIfs);
   std::vector<Straggler> Out;
   for (size_t I : Order) {
-    auto W = job::asFastAsNeeded(J, It, I, Median);
+    auto W = job::asFastAsNeeded(J, Base, It, I, Median);
     if (!W) {
       llvm::consumeError(W.takeError());
       continue;
@@ -381,7 +382,7 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
         LastRank = I;
       }
     }
-    Rep.Stragglers = stragglers(*J, It, Late);
+    Rep.Stragglers = stragglers(*J, *R, It, Late);
     Rep.Path = sim::criticalPath(
         J->G, *R, J->G.Iterations[It.PerRank[LastRank]].End, S.Begin);
     Reports.push_back(std::move(Rep));

@@ -82,8 +82,6 @@ struct Resource {
   /// The gap a task inserted on this resource gets after its predecessor
   /// (the typical one the trace shows).
   int64_t TypicalGap = 0;
-  /// The rank of a job whose resource this is (0 for one trace).
-  int32_t Rank = 0;
 };
 
 enum class EdgeKind : uint8_t {
@@ -216,15 +214,6 @@ public:
     CollectiveBegin.push_back(static_cast<uint32_t>(CollectiveMembers.size()));
     Dirty = true;
   }
-  /// The rank of a task: its resource's, or for a container its first
-  /// leaf's (0 for one trace).
-  int32_t rankOf(TaskId T) const {
-    if (Res[T] != NoResource)
-      return Resources[Res[T]].Rank;
-    TaskId L = FirstLeaf[T];
-    return L != NoTask && Res[L] != NoResource ? Resources[Res[L]].Rank : 0;
-  }
-
   // --- Derived indexes, valid after finalize() --------------------------
   /// Leaves of each resource in order; PrevOnRes/NextOnRes per task.
   std::vector<std::vector<TaskId>> ResourceTasks;

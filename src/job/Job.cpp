@@ -3,6 +3,7 @@
 #include "support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <fmt/format.h>
 
@@ -73,7 +74,6 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
   int32_t IterBase = static_cast<int32_t>(To.Iterations.size());
   for (Resource R : From.Resources) {
     R.Name = fmt::format("rank {} {}", Rank, R.Name);
-    R.Rank = Rank;
     To.Resources.push_back(std::move(R));
   }
   To.Layers.insert(To.Layers.end(), From.Layers.begin(), From.Layers.end());
@@ -338,13 +338,6 @@ Arrivals arrivals(const Job &J, const sim::SimResult &R, int64_t From,
   return A;
 }
 
-size_t rankIndexOf(const Job &J, TaskId T) {
-  for (size_t I = 0; I < J.Ranks.size(); ++I)
-    if (T >= J.Ranks[I].FirstTask && T < J.Ranks[I].EndTask)
-      return I;
-  return J.Ranks.size();
-}
-
 } // namespace
 
 std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
@@ -352,19 +345,24 @@ std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
   std::vector<int64_t> Late(J.Ranks.size(), 0);
   Span S = simulatedSpan(J, R, I);
   Arrivals A = arrivals(J, R, S.Begin, S.End);
-  for (size_t K = 0; K < A.Collectives.size(); ++K)
-    for (TaskId M : J.G.collectiveMembers(A.Collectives[K])) {
-      size_t Rank = rankIndexOf(J, M);
-      if (Rank < Late.size() && R.Arrival[M] != NoTime)
-        Late[Rank] += std::max<int64_t>(0, R.Arrival[M] - A.Median[K]);
-    }
+  // joinRanks lists a collective's members in the order of Ranks.
+  for (size_t K = 0; K < A.Collectives.size(); ++K) {
+    llvm::ArrayRef<TaskId> Members = J.G.collectiveMembers(A.Collectives[K]);
+    for (size_t Rank = 0; Rank < Members.size(); ++Rank)
+      if (R.Arrival[Members[Rank]] != NoTime)
+        Late[Rank] +=
+            std::max<int64_t>(0, R.Arrival[Members[Rank]] - A.Median[K]);
+  }
   return Late;
 }
 
-llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
-                                                    const JobIteration &I,
-                                                    size_t RankIndex,
-                                                    int64_t TargetLate) {
+llvm::Expected<StragglerWhatIf>
+job::asFastAsNeeded(Job &J, const sim::SimResult &Base, const JobIteration &I,
+                    size_t RankIndex, int64_t TargetLate) {
+  StragglerWhatIf AsIs{1.0, simulatedSpan(J, Base, I).length(),
+                       lateness(J, Base, I)[RankIndex]};
+  if (AsIs.Late <= TargetLate)
+    return AsIs;
   Graph &G = J.G;
   const JobRank &JR = J.Ranks[RankIndex];
   std::vector<TaskId> Own;
@@ -376,12 +374,12 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
     Dur[K] = G.Dur[Own[K]];
     Gap[K] = G.Gap[Own[K]];
   }
-  auto Restore = [&] {
+  auto Restore = llvm::make_scope_exit([&] {
     for (size_t K = 0; K < Own.size(); ++K) {
       G.Dur[Own[K]] = Dur[K];
       G.Gap[Own[K]] = Gap[K];
     }
-  };
+  });
   auto Eval = [&](double S) -> llvm::Expected<StragglerWhatIf> {
     for (size_t K = 0; K < Own.size(); ++K) {
       G.Dur[Own[K]] = std::llround(double(Dur[K]) * S);
@@ -397,25 +395,16 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
     return StragglerWhatIf{S, simulatedSpan(J, *R, I).length(),
                            lateness(J, *R, I)[RankIndex]};
   };
-  auto Best = Eval(1.0);
-  if (!Best || Best->Late <= TargetLate) {
-    Restore();
-    return Best;
-  }
   auto Fastest = Eval(0.0);
-  if (!Fastest || Fastest->Late > TargetLate) {
-    Restore();
+  if (!Fastest || Fastest->Late > TargetLate)
     return Fastest;
-  }
   double Lo = 0, Hi = 1; // Lo is fast enough, Hi is not
   StragglerWhatIf Found = *Fastest;
   for (int Step = 0; Step < 8; ++Step) {
     double Mid = (Lo + Hi) / 2;
     auto W = Eval(Mid);
-    if (!W) {
-      Restore();
+    if (!W)
       return W.takeError();
-    }
     if (W->Late <= TargetLate) {
       Lo = Mid;
       Found = *W;
@@ -423,6 +412,5 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(Job &J,
       Hi = Mid;
     }
   }
-  Restore();
   return Found;
 }

@@ -173,7 +173,8 @@ TEST_CASE("the job without its top straggler's lateness is faster") {
     CHECK(Late[Top] > 0);
     std::vector<int64_t> Sorted = Late;
     std::sort(Sorted.begin(), Sorted.end());
-    auto W = job::asFastAsNeeded(J, It, Top, Sorted[(Sorted.size() - 1) / 2]);
+    auto W =
+        job::asFastAsNeeded(J, R, It, Top, Sorted[(Sorted.size() - 1) / 2]);
     REQUIRE(static_cast<bool>(W));
     CHECK(W->Scale < 1.0);
     CHECK(W->JobTime < job::measuredSpan(J, It).length());
