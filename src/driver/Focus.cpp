@@ -209,3 +209,16 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
                   static_cast<int64_t>(Lo);
   return F;
 }
+
+llvm::Expected<FocusedTrace>
+dd::driver::readTraceFor(const std::string &Path, bool Focus,
+                         std::string_view Choice, bool Memory,
+                         const trace::ProgressFn &Progress) {
+  if (Focus)
+    if (auto F = readFocusedTrace(Path, Choice, Memory, Progress))
+      return std::move(*F);
+  auto T = trace::readTrace(Path, Progress);
+  if (!T)
+    return T.takeError();
+  return FocusedTrace{std::move(*T), {}};
+}

@@ -42,6 +42,12 @@ std::optional<FocusedTrace> readFocusedTrace(const std::string &Path,
                                              bool Memory,
                                              const trace::ProgressFn &Progress);
 
+/// The trace of \p Path: only what \p Choice needs when \p Focus and
+/// readFocusedTrace can do it, else the whole file (Span then says so).
+llvm::Expected<FocusedTrace> readTraceFor(const std::string &Path, bool Focus,
+                                          std::string_view Choice, bool Memory,
+                                          const trace::ProgressFn &Progress);
+
 } // namespace dd::driver
 
 #endif

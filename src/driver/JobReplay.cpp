@@ -41,33 +41,16 @@ struct Loaded {
   std::vector<std::string> Warnings;
 };
 
-unsigned loadThreads(size_t Ranks) {
-  unsigned N = std::max(1u, std::thread::hardware_concurrency());
-  if (const char *E = std::getenv("DDSCRIPT_THREADS"))
-    N = std::max(1, std::atoi(E));
-  return static_cast<unsigned>(std::min<size_t>(N, Ranks));
-}
-
 void loadRank(const TraceOptions &O, const graph::BuildOptions &BO, Loaded &L) {
-  trace::Trace T;
-  graph::Graph::IterationSpan Span;
-  std::optional<FocusedTrace> F;
   // Only a named iteration is the same on every rank; the default one is
   // chosen among the job's iterations, so each rank is read whole then.
   bool Named = !O.Iteration.empty() && O.Iteration != "all";
-  if (Named && !BO.Window)
-    F = readFocusedTrace(L.Path, O.Iteration, false, nullptr);
-  if (F) {
-    T = std::move(F->Trace);
-    Span = F->Span;
-  } else {
-    auto R = trace::readTrace(L.Path, nullptr);
-    if (!R) {
-      L.Error = llvm::toString(R.takeError());
-      return;
-    }
-    T = std::move(*R);
+  auto F = readTraceFor(L.Path, Named, O.Iteration, false, nullptr);
+  if (!F) {
+    L.Error = llvm::toString(F.takeError());
+    return;
   }
+  const trace::Trace &T = F->Trace;
   L.Warnings = T.Warnings;
   L.Rank = T.Distributed.Rank;
   L.WorldSize = T.Distributed.WorldSize;
@@ -76,7 +59,7 @@ void loadRank(const TraceOptions &O, const graph::BuildOptions &BO, Loaded &L) {
     L.Error = llvm::toString(G.takeError());
     return;
   }
-  G->Span = Span;
+  G->Span = F->Span;
   L.G = std::move(*G);
 }
 
@@ -265,14 +248,14 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
 } // namespace
 
 std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
-  graph::BuildOptions BO;
   if (!O.Window.empty()) {
     reportError("ddscript", "--window takes one trace: a job's ranks are "
                             "matched by their iterations");
     return std::nullopt;
   }
-  if (O.Calibration == "typical")
-    BO.Delays = graph::BuildOptions::Calibration::Typical;
+  auto BO = buildOptionsFor(O);
+  if (!BO)
+    return std::nullopt;
 
   std::vector<Loaded> Ranks(O.TracePaths.size());
   for (size_t I = 0; I < Ranks.size(); ++I)
@@ -283,10 +266,11 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
     std::atomic<size_t> Next{0};
     auto Work = [&] {
       for (size_t I; (I = Next++) < Ranks.size();)
-        loadRank(O, BO, Ranks[I]);
+        loadRank(O, *BO, Ranks[I]);
     };
     std::vector<std::thread> Pool;
-    unsigned N = loadThreads(Ranks.size());
+    unsigned N = static_cast<unsigned>(
+        std::min<size_t>(trace::defaultLoadThreads(), Ranks.size()));
     for (unsigned K = 1; K < N; ++K)
       Pool.emplace_back(Work);
     Work();

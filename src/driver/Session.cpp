@@ -105,10 +105,8 @@ llvm::Expected<trace::Trace> dd::driver::loadTrace(const std::string &Path) {
   return T;
 }
 
-/// The graph options of a command; prints the error and returns nullopt for
-/// a bad value.
-static std::optional<graph::BuildOptions>
-buildOptionsFor(const TraceOptions &O) {
+std::optional<graph::BuildOptions>
+dd::driver::buildOptionsFor(const TraceOptions &O) {
   graph::BuildOptions BO;
   if (!O.Window.empty()) {
     auto W = parseWindow(O.Window);
@@ -133,21 +131,15 @@ std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O,
     PhaseTimer Timer("load");
     Progress P("loading " + O.TracePath);
     auto Update = [&](double F) { P.update(F); };
-    std::optional<FocusedTrace> F;
-    if (Focus && !Opts->Window)
-      F = readFocusedTrace(O.TracePath, O.Iteration, wantsOutputs(O), Update);
-    if (F) {
-      In.Trace = std::move(F->Trace);
-      In.Span = F->Span;
-    } else {
-      auto T = trace::readTrace(O.TracePath, Update);
-      if (!T) {
-        P.done();
-        reportError(O.TracePath, llvm::toString(T.takeError()));
-        return std::nullopt;
-      }
-      In.Trace = std::move(*T);
+    auto F = readTraceFor(O.TracePath, Focus && !Opts->Window, O.Iteration,
+                          wantsOutputs(O), Update);
+    if (!F) {
+      P.done();
+      reportError(O.TracePath, llvm::toString(F.takeError()));
+      return std::nullopt;
     }
+    In.Trace = std::move(F->Trace);
+    In.Span = F->Span;
   }
   for (const std::string &W : In.Trace.Warnings)
     reportWarning(O.TracePath, W);

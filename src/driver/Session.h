@@ -43,6 +43,10 @@ struct CommandInput {
   /// some (see driver/Focus.h); given to the graph.
   graph::Graph::IterationSpan Span;
 };
+/// The graph options of a command (--window, --calibration); prints the
+/// error and returns nullopt for a bad value.
+std::optional<graph::BuildOptions> buildOptionsFor(const TraceOptions &O);
+
 /// Reads the command's graph options (--window, --calibration), then loads
 /// its trace, printing the trace's warnings; nullopt, the error printed, for
 /// a bad option or a trace that cannot be read. With \p Focus, for a
