@@ -61,18 +61,14 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
         !std::filesystem::exists(P, EC)) {
       glob_t G;
       int Rc = ::glob(P.c_str(), 0, nullptr, &G);
+      if (Rc == 0)
+        Out.insert(Out.end(), G.gl_pathv, G.gl_pathv + G.gl_pathc);
+      globfree(&G);
       if (Rc != 0) {
-        if (Rc == GLOB_NOMATCH)
-          reportError(P, "no file matches this pattern");
-        else
-          reportError(P, "cannot expand this pattern");
-        if (Rc != GLOB_NOMATCH)
-          globfree(&G);
+        reportError(P, Rc == GLOB_NOMATCH ? "no file matches this pattern"
+                                          : "cannot expand this pattern");
         return false;
       }
-      for (size_t I = 0; I < G.gl_pathc; ++I)
-        Out.push_back(G.gl_pathv[I]);
-      globfree(&G);
       continue;
     }
     Out.push_back(P);
