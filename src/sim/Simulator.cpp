@@ -138,9 +138,8 @@ void Engine::process(uint32_t Point, int64_t Now) {
   Heap.push({Now, 1, Seq++, G.Res[T]});
 }
 
-/// A collective member is ready: it waits until the last live member is,
-/// then they all start (members on dynamic resources do not join: see
-/// run()).
+/// A collective member is ready (on a dynamic resource: dispatched): it
+/// waits until the last live member is, then they all start.
 void Engine::arrive(TaskId T, int64_t Time) {
   uint32_t C = R.CollectiveOf[T];
   R.Arrival[T] = Time;
@@ -167,7 +166,12 @@ void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
   Busy[Res] = true;
   if (Now > Ready[2 * W.Task])
     R.StartBy[W.Task] = BindDispatch;
-  startTask(W.Task, std::max(Now, Ready[2 * W.Task]));
+  // A collective member holds its resource from dispatch while it waits for
+  // the other members, as a communication kernel holds its stream.
+  if (!R.CollectiveOf.empty() && R.CollectiveOf[W.Task] != ~0u)
+    arrive(W.Task, std::max(Now, Ready[2 * W.Task]));
+  else
+    startTask(W.Task, std::max(Now, Ready[2 * W.Task]));
 }
 
 llvm::Expected<SimResult> Engine::run() {
@@ -221,7 +225,7 @@ llvm::Expected<SimResult> Engine::run() {
     R.LastArrived.assign(G.numCollectives(), NoTask);
     for (uint32_t C = 0; C < G.numCollectives(); ++C)
       for (TaskId M : G.collectiveMembers(C))
-        if (M < N && G.isLeaf(M) && !G.isRemoved(M) && isProgram(M) &&
+        if (M < N && G.isLeaf(M) && !G.isRemoved(M) &&
             R.CollectiveOf[M] == ~0u) {
           R.CollectiveOf[M] = C;
           ++Missing[C];

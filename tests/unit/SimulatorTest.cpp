@@ -242,3 +242,27 @@ TEST_CASE("a collective's members start together when the last arrives") {
     CHECK(C.Start[CommA] == 10);
   }
 }
+
+TEST_CASE("a collective member on a channel holds it while it waits") {
+  // Inserted communication lives on channels (first come, first served): a
+  // member arrives when the channel takes it, keeps the channel while the
+  // other members come, and what queues behind it waits too.
+  MiniGraph M;
+  ResourceId A = M.thread("rank 0"), B = M.thread("rank 1");
+  ResourceId NetA = M.channel("rank 0 net"), NetB = M.channel("rank 1 net");
+  TaskId WorkA = M.task(A, "work a", 10);
+  TaskId WorkB = M.task(B, "work b", 40);
+  TaskId CommA = M.task(NetA, "all-reduce a", 5, 0, TaskKind::Comm);
+  TaskId NextA = M.task(NetA, "next a", 3, 0, TaskKind::Comm);
+  TaskId CommB = M.task(NetB, "all-reduce b", 5, 0, TaskKind::Comm);
+  M.edge(WorkA, CommA, Anchor::EndToStart, 0, EdgeKind::Launch);
+  M.edge(WorkA, NextA, Anchor::EndToStart, 0, EdgeKind::Launch);
+  M.edge(WorkB, CommB, Anchor::EndToStart, 0, EdgeKind::Launch);
+  M.G.addCollective({CommA, CommB});
+  SimResult R = run(M.G);
+  CHECK(R.Arrival[CommA] == 10);
+  CHECK(R.Start[CommA] == 40);
+  CHECK(R.Start[CommB] == 40);
+  CHECK(R.StartBy[CommA] == BindCollective);
+  CHECK(R.Start[NextA] == 45); // the channel was held until the transfer ended
+}
