@@ -36,6 +36,7 @@ namespace {
 struct Loaded {
   std::string Path;
   int64_t Rank = -1, WorldSize = -1;
+  vm::DeviceFacts Device;
   std::optional<graph::Graph> G;
   std::string Error;
   std::vector<std::string> Warnings;
@@ -54,6 +55,11 @@ void loadRank(const TraceOptions &O, const graph::BuildOptions &BO, Loaded &L) {
   L.Warnings = T.Warnings;
   L.Rank = T.Distributed.Rank;
   L.WorldSize = T.Distributed.WorldSize;
+  if (!T.Devices.empty()) {
+    L.Device.Name = T.Devices.front().Name;
+    L.Device.Memory = T.Devices.front().TotalGlobalMem;
+    L.Device.Sms = T.Devices.front().NumSms;
+  }
   auto G = graph::buildGraph(T, BO, nullptr);
   if (!G) {
     L.Error = llvm::toString(G.takeError());
@@ -247,7 +253,7 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
 
 } // namespace
 
-std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
+std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   if (!O.Window.empty()) {
     reportError("ddscript", "--window takes one trace: a job's ranks are "
                             "matched by their iterations");
@@ -298,21 +304,32 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
                               Ranks[0].WorldSize));
       return std::nullopt;
     }
-  std::vector<job::RankGraph> Graphs;
-  for (size_t I = 0; I < Ranks.size(); ++I)
-    Graphs.push_back({FromTraces ? static_cast<int32_t>(Ranks[I].Rank)
-                                 : static_cast<int32_t>(I),
-                      Ranks[I].Path, std::move(*Ranks[I].G)});
-  Ranks.clear();
+  LoadedRanks Out;
+  Out.RanksFromTraces = FromTraces;
+  for (size_t I = 0; I < Ranks.size(); ++I) {
+    int32_t Rank = FromTraces ? static_cast<int32_t>(Ranks[I].Rank)
+                              : static_cast<int32_t>(I);
+    Out.Graphs.push_back({Rank, Ranks[I].Path, std::move(*Ranks[I].G)});
+    Out.Devices[Rank] = Ranks[I].Device;
+  }
+  return Out;
+}
+
+job::Clock dd::driver::clockFor(const TraceOptions &O) {
+  return O.Clock == "trace" ? job::Clock::Trace : job::Clock::Collectives;
+}
+
+std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
+  auto L = loadRanksFor(O);
+  if (!L)
+    return std::nullopt;
   PhaseTimer JoinTimer("join");
-  auto J = job::joinRanks(std::move(Graphs), O.Clock == "trace"
-                                                 ? job::Clock::Trace
-                                                 : job::Clock::Collectives);
+  auto J = job::joinRanks(std::move(L->Graphs), clockFor(O));
   if (!J) {
     reportError("ddscript", llvm::toString(J.takeError()));
     return std::nullopt;
   }
-  return LoadedJob{std::move(*J), FromTraces};
+  return LoadedJob{std::move(*J), L->RanksFromTraces};
 }
 
 int dd::driver::runJobReplay(const TraceOptions &O) {

@@ -2,6 +2,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
+#include "driver/JobRun.h"
 #include "driver/Models.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
@@ -224,6 +225,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError("ddscript", Error);
     return ExitBadInput;
   }
+  if (T.TracePaths.size() > 1)
+    return runJobModel(M, T, *Model, SM, Path, *Axes);
   size_t Points = combinationCount(*Axes);
   bool Sweep = Points > 1;
   if (Sweep) {

@@ -7,10 +7,12 @@
 #include "job/Job.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
+#include "vm/VM.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +65,20 @@ llvm::Expected<graph::Graph> buildGraphTimed(const CommandInput &In,
 std::optional<graph::Graph> buildGraphFor(const TraceOptions &O,
                                           const CommandInput &In,
                                           graph::BuildStats *Stats = nullptr);
+
+/// A job's ranks, each trace of O.TracePaths read and its graph built.
+struct LoadedRanks {
+  std::vector<job::RankGraph> Graphs; ///< in the order given
+  bool RanksFromTraces = false; ///< from distributedInfo, else the order given
+  std::map<int32_t, vm::DeviceFacts> Devices; ///< by rank
+};
+/// Loads every rank on threads (each reads only the iterations it needs
+/// when --iteration names one) and builds its graph; nullopt, the error
+/// printed, for a trace that cannot be read, a --window, or traces of
+/// different world sizes.
+std::optional<LoadedRanks> loadRanksFor(const TraceOptions &O);
+/// --clock.
+job::Clock clockFor(const TraceOptions &O);
 
 /// A job: the ranks' traces of O.TracePaths joined (job/Job.h).
 struct LoadedJob {

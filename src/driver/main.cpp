@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
       ->check(wholeNumber(1, UINT64_MAX / 2));
   addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] {
-    std::exit(resolveTraces(RunTrace, "run", false)
+    std::exit(resolveTraces(RunTrace, "run", true)
                   ? runModel(RunModel, RunTrace)
                   : ExitBadInput);
   });

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <fmt/format.h>
 
@@ -135,7 +137,8 @@ std::string streamName(const Graph &G, ResourceId R) {
 
 } // namespace
 
-llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
+llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
+                                              Clock C) {
   if (Ranks.empty())
     return makeError("a job needs at least one rank");
   std::stable_sort(
@@ -190,8 +193,11 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
     }
   }
 
+  PreparedJob P;
+  P.ClockMode = C;
+  P.Matching = "by order on each rank's communication streams";
   // --- Clocks. -----------------------------------------------------------
-  std::vector<int64_t> Offset(Ranks.size(), 0);
+  P.Offset.assign(Ranks.size(), 0);
   if (C == Clock::Collectives)
     for (size_t I = 1; I < Ranks.size(); ++I) {
       std::vector<int64_t> D;
@@ -202,24 +208,130 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
           D.push_back((GA.MeasuredStart[A] + GA.MeasuredDur[A]) -
                       (GB.MeasuredStart[B] + GB.MeasuredDur[B]));
         }
-      Offset[I] = median(std::move(D));
+      P.Offset[I] = median(std::move(D));
     }
 
-  // --- Join. -------------------------------------------------------------
+  // Each member runs its transfer: from the last arrival to its own end.
+  P.Wait.resize(Ranks.size());
+  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
+    for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
+      int64_t LastArrival = INT64_MIN;
+      for (size_t I = 0; I < Ranks.size(); ++I) {
+        TaskId T = Comm[I].Tasks[S][K];
+        P.Members.push_back(T);
+        LastArrival =
+            std::max(LastArrival, Ranks[I].G.MeasuredStart[T] + P.Offset[I]);
+      }
+      for (size_t I = 0; I < Ranks.size(); ++I) {
+        Graph &G = Ranks[I].G;
+        TaskId T = Comm[I].Tasks[S][K];
+        int64_t End = G.MeasuredStart[T] + P.Offset[I] + G.MeasuredDur[T];
+        if (End < LastArrival)
+          ++P.ClampedTransfers;
+        G.Dur[T] = std::max<int64_t>(0, End - LastArrival);
+        P.Wait[I][T] = G.MeasuredDur[T] - G.Dur[T];
+      }
+    }
+  P.Ranks = std::move(Ranks);
+  return P;
+}
+
+namespace {
+
+/// Communication a model inserted on rank graph \p G, by the name of its
+/// resource (names in order of first use), each in the order inserted.
+struct Inserted {
+  std::vector<std::string> Names;
+  llvm::StringMap<std::vector<TaskId>> Tasks;
+};
+
+Inserted insertedComm(const Graph &G, TaskId Base, TaskId End) {
+  Inserted Out;
+  for (TaskId T = Base; T < End; ++T) {
+    if (G.Kind[T] != TaskKind::Comm || !G.isLeaf(T) || G.isRemoved(T) ||
+        G.MeasuredStart[T] != NoTime || G.Res[T] == NoResource)
+      continue;
+    // The joined graph's names are "rank N <name>".
+    std::string_view Name = G.Resources[G.Res[T]].Name;
+    Name.remove_prefix(std::min(Name.size(), Name.find(' ', 5) + 1));
+    auto [It, New] = Out.Tasks.try_emplace(Name);
+    if (New)
+      Out.Names.emplace_back(Name);
+    It->second.push_back(T);
+  }
+  return Out;
+}
+
+/// Pairs inserted communication across the ranks of \p J (task ranges of
+/// each rank), by order on channels of one name.
+void pairInserted(Job &J) {
+  Graph &G = J.G;
+  std::vector<Inserted> Per;
+  for (const JobRank &R : J.Ranks)
+    Per.push_back(insertedComm(G, R.FirstTask, R.EndTask));
+  std::vector<std::string> Names;
+  llvm::StringSet<> Seen;
+  for (const Inserted &I : Per)
+    for (const std::string &N : I.Names)
+      if (Seen.insert(N).second)
+        Names.push_back(N);
+  std::vector<TaskId> Members;
+  for (const std::string &N : Names) {
+    size_t Count = SIZE_MAX;
+    bool Same = true;
+    for (size_t I = 0; I < Per.size(); ++I) {
+      auto F = Per[I].Tasks.find(N);
+      size_t C = F == Per[I].Tasks.end() ? 0 : F->second.size();
+      if (Count == SIZE_MAX)
+        Count = C;
+      else if (C != Count) {
+        J.Unpaired.push_back(fmt::format(
+            "communication inserted on \"{}\": rank {} has {}, rank {} has "
+            "{}: not paired across ranks, each rank's runs without waiting "
+            "for the others",
+            N, J.Ranks[0].Rank, Count, J.Ranks[I].Rank, C));
+        Same = false;
+        break;
+      }
+    }
+    if (!Same || J.Ranks.size() < 2)
+      continue;
+    for (size_t K = 0; K < Count; ++K) {
+      Members.clear();
+      for (const Inserted &I : Per)
+        Members.push_back(I.Tasks.find(N)->second[K]);
+      G.addCollective(Members);
+      ++J.InsertedCollectives;
+    }
+  }
+}
+
+} // namespace
+
+llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
+  std::vector<RankGraph> &Ranks = P.Ranks;
+  for (RankGraph &R : Ranks)
+    if (!R.G.finalized()) {
+      std::string Error;
+      if (!R.G.finalize(&Error))
+        return makeError(R.Path + ": " + Error);
+    }
   Job J;
-  J.ClockMode = C;
-  J.Matching = "by order on each rank's communication streams";
+  J.ClockMode = P.ClockMode;
+  J.Matching = P.Matching;
+  J.ClampedTransfers = P.ClampedTransfers;
   J.G.Origin = INT64_MAX;
   for (size_t I = 0; I < Ranks.size(); ++I)
-    J.G.Origin = std::min(J.G.Origin, Ranks[I].G.Origin + Offset[I]);
+    J.G.Origin = std::min(J.G.Origin, Ranks[I].G.Origin + P.Offset[I]);
   std::vector<TaskId> Base(Ranks.size());
   for (size_t I = 0; I < Ranks.size(); ++I) {
     JobRank JR;
     JR.Rank = Ranks[I].Rank;
     JR.Path = Ranks[I].Path;
-    JR.ClockOffset = Offset[I];
+    JR.ClockOffset = P.Offset[I];
     uint32_t FirstIter = static_cast<uint32_t>(J.G.Iterations.size());
-    Base[I] = append(J.G, Ranks[I].G, Ranks[I].Rank, Offset[I]);
+    JR.FirstResource = static_cast<ResourceId>(J.G.Resources.size());
+    Base[I] = append(J.G, Ranks[I].G, Ranks[I].Rank, P.Offset[I]);
     JR.FirstTask = Base[I];
     JR.EndTask = static_cast<TaskId>(J.G.numTasks());
     for (uint32_t It = FirstIter; It < J.G.Iterations.size(); ++It)
@@ -229,26 +341,20 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
     Ranks[I].G = Graph();
   }
 
-  // Each member runs its transfer: from the last arrival to its own end.
+  // The matched collectives, less the members a model removed.
   Graph &G = J.G;
   std::vector<TaskId> Members;
-  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
-    for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
-      Members.clear();
-      int64_t LastArrival = INT64_MIN;
-      for (size_t I = 0; I < Ranks.size(); ++I) {
-        TaskId T = Comm[I].Tasks[S][K] + Base[I];
+  for (size_t C = 0; C < P.numCollectives(); ++C) {
+    Members.clear();
+    for (size_t I = 0; I < Ranks.size(); ++I) {
+      TaskId T = P.Members[C * Ranks.size() + I] + Base[I];
+      if (!G.isRemoved(T))
         Members.push_back(T);
-        LastArrival = std::max(LastArrival, G.MeasuredStart[T]);
-      }
-      for (TaskId T : Members) {
-        int64_t End = G.MeasuredStart[T] + G.MeasuredDur[T];
-        if (End < LastArrival)
-          ++J.ClampedTransfers;
-        G.Dur[T] = std::max<int64_t>(0, End - LastArrival);
-      }
-      G.addCollective(Members);
     }
+    if (!Members.empty())
+      G.addCollective(Members);
+  }
+  pairInserted(J);
 
   // --- Iterations common to every rank. ------------------------------------
   std::vector<llvm::DenseMap<int64_t, uint32_t>> ByNumber(J.Ranks.size());
@@ -283,6 +389,13 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
   if (!G.finalize(&Error))
     return makeError("the joined graph of the ranks: " + Error);
   return J;
+}
+
+llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
+  auto P = prepareRanks(std::move(Ranks), C);
+  if (!P)
+    return P.takeError();
+  return joinPrepared(std::move(*P));
 }
 
 Span job::measuredSpan(const Job &J, const JobIteration &I) {

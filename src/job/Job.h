@@ -19,6 +19,7 @@
 #include "graph/Graph.h"
 #include "sim/Simulator.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -45,7 +46,8 @@ struct JobRank {
   int64_t ClockOffset = 0;
   /// The rank's iterations: indices into the job graph's Iterations.
   std::vector<uint32_t> Iterations;
-  graph::TaskId FirstTask = 0, EndTask = 0; ///< its tasks, before any model
+  graph::TaskId FirstTask = 0, EndTask = 0; ///< its tasks
+  graph::ResourceId FirstResource = 0;      ///< its resources, from here
 };
 
 /// A job iteration: the iterations of one number, one per rank.
@@ -65,12 +67,45 @@ struct Job {
   /// member's arrival (clock noise; their transfer is 0).
   std::string Matching;
   size_t ClampedTransfers = 0;
+  /// Collectives paired from communication a model inserted (by order on
+  /// same-named channels), and what could not be paired (one line each).
+  size_t InsertedCollectives = 0;
+  std::vector<std::string> Unpaired;
 };
 
-/// Joins the ranks' graphs (each finalized) into one job. Fails with one
-/// line for duplicate ranks, ranks whose collectives cannot be paired (a
-/// different count or kind on a stream) or ranks without common
-/// iterations.
+/// A job's ranks matched but not yet joined: each rank's graph as built,
+/// with its collective members' durations already their transfers, so that
+/// a model can change each rank's graph on its own, as it would one trace's,
+/// before joinPrepared joins them.
+struct PreparedJob {
+  std::vector<RankGraph> Ranks; ///< by rank
+  std::vector<int64_t> Offset;  ///< ns added to each rank's trace times
+  /// Collective C's member on rank I is Members[C * Ranks.size() + I], a
+  /// task of that rank's graph.
+  std::vector<graph::TaskId> Members;
+  /// Per rank, per collective member: how long it waited for the others as
+  /// measured (its measured duration less its transfer).
+  std::vector<llvm::DenseMap<graph::TaskId, int64_t>> Wait;
+  Clock ClockMode = Clock::Collectives;
+  std::string Matching;
+  size_t ClampedTransfers = 0;
+  size_t numCollectives() const {
+    return Ranks.empty() ? 0 : Members.size() / Ranks.size();
+  }
+};
+
+/// Matches the ranks' collectives and estimates their clocks (each graph
+/// finalized first). Fails with one line for duplicate ranks or ranks whose
+/// collectives cannot be paired (a different count or kind on a stream).
+llvm::Expected<PreparedJob> prepareRanks(std::vector<RankGraph> Ranks,
+                                         Clock C);
+/// Joins prepared ranks, each graph as a model may have changed it: a
+/// removed member leaves its collective, and communication inserted on
+/// channels of one name is paired across ranks by order where every rank
+/// inserted as many (Job::Unpaired says where not). Fails with one line for
+/// ranks without common iterations.
+llvm::Expected<Job> joinPrepared(PreparedJob P);
+/// prepareRanks, then joinPrepared.
 llvm::Expected<Job> joinRanks(std::vector<RankGraph> Ranks, Clock C);
 
 /// The job's measured and simulated span of job iteration \p I: from the

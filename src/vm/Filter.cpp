@@ -178,6 +178,25 @@ private:
     case MemberId::Task_id:
       Nums({}, [&](TaskId T) { return static_cast<double>(T); });
       return C;
+    case MemberId::Task_rank: {
+      double R = I.env().Rank < 0 ? NaN : static_cast<double>(I.env().Rank);
+      Nums({}, [&](TaskId) { return R; });
+      return C;
+    }
+    case MemberId::Task_wait:
+    case MemberId::Task_transfer: {
+      const auto *W = I.env().CommWait;
+      bool Wait = M == MemberId::Task_wait;
+      Nums(Dim::duration(), [&](TaskId T) {
+        if (!W)
+          return NaN;
+        auto F = W->find(T);
+        if (F == W->end())
+          return NaN;
+        return static_cast<double>(Wait ? F->second : G.Dur[T]);
+      });
+      return C;
+    }
     default:
       fail("internal error: property not usable in a predicate");
     }

@@ -225,6 +225,18 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::boolean(G.Flags[Obj.asId()] & graph::TF_Inserted);
   case MemberId::Task_id:
     return Plain(Obj.asId());
+  case MemberId::Task_rank:
+    return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
+  case MemberId::Task_wait:
+  case MemberId::Task_transfer: {
+    // Only a job's collective members have the two parts.
+    if (!Env.CommWait)
+      return Value::none();
+    auto F = Env.CommWait->find(Obj.asId());
+    if (F == Env.CommWait->end())
+      return Value::none();
+    return Dur(*Id == MemberId::Task_wait ? F->second : G.Dur[Obj.asId()]);
+  }
   case MemberId::Task_launcher:
     return TaskOrNone(G.Launcher[Obj.asId()]);
   case MemberId::Task_kernels:
@@ -417,6 +429,15 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
                              : Plain(static_cast<double>(Env.WorldSize));
   case MemberId::TraceInfo_rank:
     return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
+  case MemberId::TraceInfo_ranks: {
+    std::vector<Value> Items;
+    if (!Env.JobRanks.empty())
+      for (int64_t R : Env.JobRanks)
+        Items.push_back(Plain(static_cast<double>(R)));
+    else if (Env.Rank >= 0)
+      Items.push_back(Plain(static_cast<double>(Env.Rank)));
+    return Value::list(std::move(Items));
+  }
   case MemberId::TraceInfo_has_memory:
     return Value::boolean(hasMemory());
   case MemberId::TraceInfo_iteration:

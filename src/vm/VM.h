@@ -14,6 +14,8 @@
 #include "sim/Simulator.h"
 #include "support/Diagnostics.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <array>
 #include <functional>
 #include <optional>
@@ -46,6 +48,12 @@ struct RunEnv {
   size_t ReportIteration = 0; ///< index into G->Iterations
   /// The traced process's place in a distributed job, -1 when not one.
   int64_t WorldSize = -1, Rank = -1;
+  /// A job's ranks (trace.ranks), when the model runs on one rank of a job.
+  std::vector<int64_t> JobRanks;
+  /// In a job: how long each collective member of this rank's graph waited
+  /// for the others as measured (k.wait; its duration is its transfer).
+  /// Null otherwise.
+  const llvm::DenseMap<graph::TaskId, int64_t> *CommWait = nullptr;
   int64_t BaselineNs = 0;
   /// The trace's memory blocks, tied to the unchanged graph's tasks; the
   /// model's memory statements change them. Null when the trace has no

@@ -37,6 +37,7 @@ public:
   // Used by the operation files.
   graph::Graph &graph() { return *Env.G; }
   const graph::Graph &graph() const { return *Env.G; }
+  const RunEnv &env() const { return Env; }
   void ensureFinalized();
   Value call(const Value &Callee, std::vector<Value> Args);
   void step(uint64_t N = 1);

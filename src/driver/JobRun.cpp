@@ -1,0 +1,392 @@
+//===- JobRun.cpp - ddscript run of a model on a job's ranks --------------===//
+//
+// `ddscript run MODEL --trace r0.json.gz r1.json.gz ...`: the ranks are
+// read and matched (job::prepareRanks), the model runs on every rank's
+// graph on its own, as it would on that rank's trace (on threads: the ranks
+// do not share anything the model can change), and the changed ranks are
+// joined and simulated together. A collective member's duration is its
+// transfer, so that `shrink (select comm) by 2` halves the transfer and the
+// wait follows from the simulation; communication a model inserts is paired
+// across ranks by order on same-named channels. See docs/multirank.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/JobRun.h"
+
+#include "driver/Format.h"
+#include "driver/Predict.h"
+#include "driver/Progress.h"
+#include "driver/Session.h"
+#include "trace/TraceReader.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+/// One job iteration's times: the job's, and each rank's (by rank index).
+struct JobTimes {
+  int64_t Number = 0;
+  std::string Label;
+  int64_t Job = 0;
+  std::vector<int64_t> Ranks;
+};
+
+/// The times of the job iterations numbered \p Numbers in \p R (simulated)
+/// or as measured (\p R null).
+std::vector<JobTimes> timesOf(const job::Job &J, const sim::SimResult *R,
+                              const std::vector<int64_t> &Numbers) {
+  std::vector<JobTimes> Out;
+  for (int64_t N : Numbers)
+    for (const job::JobIteration &It : J.Iterations) {
+      if (It.Number != N)
+        continue;
+      JobTimes T;
+      T.Number = N;
+      T.Label = It.Label;
+      T.Job = R ? job::simulatedSpan(J, *R, It).length()
+                : job::measuredSpan(J, It).length();
+      for (uint32_t RI : It.PerRank) {
+        const graph::Iteration &GI = J.G.Iterations[RI];
+        if (R) {
+          auto [B, E] = sim::iterationSpan(J.G, *R, GI);
+          T.Ranks.push_back(E - B);
+        } else {
+          T.Ranks.push_back(GI.measured());
+        }
+      }
+      Out.push_back(std::move(T));
+    }
+  return Out;
+}
+
+void addStats(vm::ChangeStats &To, const vm::ChangeStats &From) {
+  To.Selected += From.Selected;
+  To.Scaled += From.Scaled;
+  To.Inserted += From.Inserted;
+  To.Removed += From.Removed;
+  To.Dependencies += From.Dependencies;
+  To.Scheduled += From.Scheduled;
+  for (unsigned P = 0; P < graph::NumPhases; ++P)
+    To.MovedByPhase[P] += From.MovedByPhase[P];
+}
+
+/// What the model did on one rank.
+struct RankRun {
+  vm::RunResult R;
+  graph::ResourceId Resources = 0; ///< the rank graph's, after the model
+};
+
+/// The ranks' schedules as one policy of the joined graph.
+sim::SchedulePolicy joinPolicies(const job::Job &J,
+                                 const std::vector<RankRun> &Runs) {
+  sim::SchedulePolicy P;
+  const graph::Graph &G = J.G;
+  P.ResourceOrder.resize(G.Resources.size());
+  for (graph::ResourceId R = 0; R < G.Resources.size(); ++R)
+    P.ResourceOrder[R] = G.Resources[R].Order;
+  P.Priority.assign(G.numTasks(), 0);
+  for (size_t I = 0; I < Runs.size(); ++I) {
+    const sim::SchedulePolicy &From = Runs[I].R.Policy;
+    const job::JobRank &JR = J.Ranks[I];
+    for (size_t R = 0; R < From.ResourceOrder.size(); ++R)
+      P.ResourceOrder[JR.FirstResource + R] = From.ResourceOrder[R];
+    for (size_t T = 0; T < From.Priority.size(); ++T)
+      P.Priority[JR.FirstTask + T] = From.Priority[T];
+  }
+  return P;
+}
+
+double changeOf(int64_t Base, int64_t Pred) {
+  return Base ? double(Pred - Base) / double(Base) : 0.0;
+}
+
+std::string speedupText(int64_t Base, int64_t Pred) {
+  return Pred > 0 ? fmt::format("{:.3f}x", double(Base) / double(Pred)) : "-";
+}
+
+} // namespace
+
+int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
+                            const compiler::CompiledModel &Model,
+                            SourceManager &SM, const std::string &Path,
+                            const std::vector<SettingAxis> &Axes) {
+  if (combinationCount(Axes) > 1) {
+    reportError("ddscript", "a sweep takes one trace: run the job once per "
+                            "value");
+    return ExitBadInput;
+  }
+  if (!T.TimelinePath.empty() || !T.ReportPath.empty()) {
+    reportError("ddscript", "--timeline and --report take one trace; a "
+                            "job's run prints its numbers only");
+    return ExitBadInput;
+  }
+  auto L = loadRanksFor(T);
+  if (!L)
+    return ExitBadInput;
+  PhaseTimer JoinTimer("join");
+  auto P = job::prepareRanks(std::move(L->Graphs), clockFor(T));
+  if (!P) {
+    reportError("ddscript", llvm::toString(P.takeError()));
+    return ExitBadInput;
+  }
+  // The baseline: the unchanged ranks joined and replayed, on a copy.
+  std::vector<int64_t> Numbers;
+  std::vector<JobTimes> Measured, Replayed;
+  // Per rank: the reported iteration's index in the rank's own graph and
+  // its replayed time in the job (the model's baseline).
+  std::vector<std::pair<size_t, int64_t>> RankIters;
+  size_t JobIterations = 0, Collectives = 0;
+  {
+    auto Base = job::joinPrepared(*P);
+    if (!Base) {
+      reportError("ddscript", llvm::toString(Base.takeError()));
+      return ExitBadInput;
+    }
+    std::vector<int64_t> Lengths;
+    for (const job::JobIteration &It : Base->Iterations) {
+      Numbers.push_back(It.Number);
+      Lengths.push_back(job::measuredSpan(*Base, It).length());
+    }
+    auto Chosen = chooseIterations(Numbers, Lengths, T.Iteration);
+    if (!Chosen) {
+      reportError("ddscript",
+                  llvm::toString(Chosen.takeError()) +
+                      " (the job's iterations are those every rank has)");
+      return ExitBadInput;
+    }
+    JobIterations = Numbers.size();
+    std::vector<int64_t> Picked;
+    for (size_t C : *Chosen)
+      Picked.push_back(Numbers[C]);
+    Numbers = std::move(Picked);
+    JoinTimer.stop();
+    PhaseTimer BaseTimer("baseline");
+    auto R = sim::simulate(Base->G);
+    if (!R) {
+      reportError("ddscript", llvm::toString(R.takeError()));
+      return ExitInternal;
+    }
+    Measured = timesOf(*Base, nullptr, Numbers);
+    Replayed = timesOf(*Base, &*R, Numbers);
+    Collectives = Base->G.numCollectives();
+    const job::JobIteration *First = nullptr;
+    for (const job::JobIteration &It : Base->Iterations)
+      if (It.Number == Numbers.front())
+        First = &It;
+    for (size_t I = 0; I < Base->Ranks.size(); ++I) {
+      uint32_t GI = First->PerRank[I];
+      auto [B, E] = sim::iterationSpan(Base->G, *R, Base->G.Iterations[GI]);
+      RankIters.push_back({GI - Base->Ranks[I].Iterations.front(), E - B});
+    }
+  }
+
+  // The model, on every rank's graph on its own.
+  size_t N = P->Ranks.size();
+  std::vector<RankRun> Runs(N);
+  std::vector<int64_t> JobRanks;
+  for (const job::RankGraph &RG : P->Ranks)
+    JobRanks.push_back(RG.Rank);
+  std::vector<vm::Setting> Settings = combination(Axes, 0);
+  RunMemory Unused;
+  (void)Unused.takeSettings(Settings, Model.Program);
+  {
+    PhaseTimer ModelTimer("model");
+    std::atomic<size_t> Next{0};
+    auto Work = [&] {
+      for (size_t I; (I = Next++) < N;) {
+        job::RankGraph &RG = P->Ranks[I];
+        vm::RunEnv Env;
+        Env.G = &RG.G;
+        Env.TracePath = RG.Path;
+        Env.Device = L->Devices.at(RG.Rank);
+        Env.Device.MemBandwidth = vm::estimateMemBandwidth(RG.G);
+        Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(RG.G);
+        Env.WorldSize = static_cast<int64_t>(N);
+        Env.Rank = RG.Rank;
+        Env.JobRanks = JobRanks;
+        Env.CommWait = &P->Wait[I];
+        auto [Report, BaseNs] = RankIters[I];
+        Env.ReportIteration = Report;
+        Env.BaselineNs = BaseNs;
+        Env.NoMemoryReason = "a job's memory is not modelled: run the model "
+                             "on one rank's trace for its memory";
+        graph::Graph *GP = &RG.G;
+        // simulate() in a model sees its rank alone: collective members
+        // take their transfers, without waiting for the other ranks.
+        Env.Simulate = [GP, Report = Report](const sim::SchedulePolicy &Pol)
+            -> llvm::Expected<int64_t> {
+          auto R = sim::simulate(*GP, &Pol);
+          if (!R)
+            return R.takeError();
+          return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
+        };
+        vm::RunOptions RO;
+        RO.MaxSteps = M.MaxSteps;
+        RO.Settings = Settings;
+        Runs[I].R = vm::run(Model.Program, Env, RO);
+      }
+    };
+    std::vector<std::thread> Pool;
+    unsigned Threads = static_cast<unsigned>(
+        std::min<size_t>(trace::defaultLoadThreads(), N));
+    for (unsigned K = 1; K < Threads; ++K)
+      Pool.emplace_back(Work);
+    Work();
+    for (std::thread &Th : Pool)
+      Th.join();
+  }
+  // What the models printed: once when every rank printed the same.
+  bool Same = true;
+  for (const RankRun &R : Runs)
+    Same &= R.R.Output == Runs.front().R.Output;
+  std::string Printed;
+  for (size_t I = 0; I < N; ++I) {
+    if (Same && I > 0)
+      break;
+    if (!Same && !Runs[I].R.Output.empty())
+      Printed += fmt::format("rank {}:\n", P->Ranks[I].Rank);
+    Printed += Runs[I].R.Output;
+  }
+  std::fputs(Printed.c_str(),
+             T.Format == OutputFormat::Json ? stderr : stdout);
+  for (size_t I = 0; I < N; ++I)
+    if (!Runs[I].R.Ok) {
+      reportError(P->Ranks[I].Path,
+                  fmt::format("the model failed on rank {}:",
+                              P->Ranks[I].Rank));
+      std::fputs(renderDiagnostic(SM, Runs[I].R.Error).c_str(), stderr);
+      return ExitBadInput;
+    }
+  vm::ChangeStats Stats;
+  uint64_t Steps = 0;
+  for (const RankRun &R : Runs) {
+    addStats(Stats, R.R.Stats);
+    Steps += R.R.Steps;
+  }
+
+  // The changed ranks, joined and simulated.
+  auto J = job::joinPrepared(std::move(*P));
+  if (!J) {
+    reportError("ddscript", llvm::toString(J.takeError()));
+    return ExitBadInput;
+  }
+  PhaseTimer PredictTimer("predict");
+  sim::SchedulePolicy Policy = joinPolicies(*J, Runs);
+  auto R = sim::simulate(J->G, &Policy);
+  if (!R) {
+    reportError(Path, llvm::toString(R.takeError()));
+    return ExitBadInput;
+  }
+  std::vector<JobTimes> Predicted = timesOf(*J, &*R, Numbers);
+  PredictTimer.stop();
+  if (Predicted.size() != Measured.size()) {
+    reportError(Path, "the model changed the job's iterations");
+    return ExitBadInput;
+  }
+  for (const std::string &U : J->Unpaired)
+    reportWarning(Path, U);
+
+  if (T.Format == OutputFormat::Json) {
+    std::string S;
+    JsonWriter W(S);
+    for (size_t K = 0; K < Measured.size(); ++K) {
+      W.beginObject();
+      W.field("model", Path);
+      W.key("traces").beginArray();
+      for (const job::JobRank &JR : J->Ranks)
+        W.value(JR.Path);
+      W.endArray();
+      W.field("iteration", Measured[K].Number);
+      W.field("label", Measured[K].Label);
+      W.field("job_measured_ns", Measured[K].Job);
+      W.field("job_replayed_ns", Replayed[K].Job);
+      W.field("job_predicted_ns", Predicted[K].Job);
+      W.key("speedup");
+      if (Predicted[K].Job > 0)
+        W.value(double(Replayed[K].Job) / double(Predicted[K].Job));
+      else
+        W.null();
+      W.field("replay_error", changeOf(Measured[K].Job, Replayed[K].Job));
+      W.key("params").beginObject();
+      for (const compiler::ParamSummary &Pm : Model.Params)
+        W.field(Pm.Name, shownValue(Axes, Pm, false));
+      W.endObject();
+      W.key("changes");
+      writeChanges(W, Stats);
+      W.field("collectives", Collectives);
+      W.field("kept_collectives",
+              J->G.numCollectives() - J->InsertedCollectives);
+      W.field("inserted_collectives", J->InsertedCollectives);
+      W.key("unpaired").beginArray();
+      for (const std::string &U : J->Unpaired)
+        W.value(U);
+      W.endArray();
+      W.key("ranks").beginArray();
+      for (size_t I = 0; I < J->Ranks.size(); ++I)
+        W.beginObject()
+            .field("rank", J->Ranks[I].Rank)
+            .field("measured_ns", Measured[K].Ranks[I])
+            .field("replayed_ns", Replayed[K].Ranks[I])
+            .field("predicted_ns", Predicted[K].Ranks[I])
+            .endObject();
+      W.endArray();
+      W.field("output", Printed);
+      W.field("steps", Steps);
+      W.endObject();
+      S += '\n';
+    }
+    std::fputs(S.c_str(), stdout);
+    return ExitOk;
+  }
+
+  std::string S = modelLines(
+      Path, Model, Axes,
+      fmt::format("{} ranks: {} ... {}", J->Ranks.size(), J->Ranks.front().Path,
+                  J->Ranks.back().Path));
+  S += fmt::format("job        {} collectives matched {}\n", Collectives,
+                   J->Matching);
+  size_t Kept = J->G.numCollectives() - J->InsertedCollectives;
+  if (Kept != Collectives || J->InsertedCollectives)
+    S += fmt::format("           after the model: {} of them kept, {} paired "
+                     "from the communication it inserted\n",
+                     Kept, J->InsertedCollectives);
+  for (size_t K = 0; K < Measured.size(); ++K) {
+    const JobTimes &Ms = Measured[K], &Rp = Replayed[K], &Pr = Predicted[K];
+    S += fmt::format("\niteration  {} (of {} in common)\n", Ms.Label,
+                     JobIterations);
+    S += fmt::format("measured   {}   (the job: first rank's begin to last "
+                     "rank's end)\n",
+                     formatDuration(Ms.Job));
+    S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
+                     formatPercent(changeOf(Ms.Job, Rp.Job), true));
+    S += fmt::format("predicted  {}   speedup {} ({})\n",
+                     formatDuration(Pr.Job), speedupText(Rp.Job, Pr.Job),
+                     formatPercent(changeOf(Rp.Job, Pr.Job), true));
+    Table Tb;
+    Tb.row({"rank", "measured", "replayed", "predicted", "speedup"});
+    for (size_t C = 1; C < 5; ++C)
+      Tb.alignRight(C);
+    for (size_t I = 0; I < J->Ranks.size(); ++I)
+      Tb.row({std::to_string(J->Ranks[I].Rank), formatDuration(Ms.Ranks[I]),
+              formatDuration(Rp.Ranks[I]), formatDuration(Pr.Ranks[I]),
+              speedupText(Rp.Ranks[I], Pr.Ranks[I])});
+    S += Tb.render();
+  }
+  S += fmt::format("\nchanges    (all ranks) selected {}, scaled {}, inserted "
+                   "{}, removed {}, dependencies added {}, schedules {}\n",
+                   formatCount(Stats.Selected), formatCount(Stats.Scaled),
+                   formatCount(Stats.Inserted), formatCount(Stats.Removed),
+                   formatCount(Stats.Dependencies),
+                   formatCount(Stats.Scheduled));
+  S += "memory     not predicted for a job: run the model on one rank's "
+       "trace for its peak\n";
+  std::fputs(S.c_str(), stdout);
+  return ExitOk;
+}
