@@ -42,11 +42,11 @@ struct Loaded {
   std::vector<std::string> Warnings;
 };
 
-void loadRank(const TraceOptions &O, const graph::BuildOptions &BO, Loaded &L) {
-  // Only a named iteration is the same on every rank; the default one is
-  // chosen among the job's iterations, so each rank is read whole then.
-  bool Named = !O.Iteration.empty() && O.Iteration != "all";
-  auto F = readTraceFor(L.Path, Named, O.Iteration, false, nullptr);
+/// Loads \p L.Path, reading only what iteration \p Choice ("" for the
+/// trace's steady-state one, a number, or "all") needs where it can.
+void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
+              Loaded &L) {
+  auto F = readTraceFor(L.Path, Choice != "all", Choice, false, nullptr);
   if (!F) {
     L.Error = llvm::toString(F.takeError());
     return;
@@ -266,13 +266,28 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   std::vector<Loaded> Ranks(O.TracePaths.size());
   for (size_t I = 0; I < Ranks.size(); ++I)
     Ranks[I].Path = O.TracePaths[I];
+  // The default iteration is the steady-state one of the first trace: it
+  // is read first, and every other rank reads only that iteration and its
+  // neighbours, as a named one.
+  std::string Choice = O.Iteration;
+  size_t From = 0;
+  PhaseTimer Timer("load");
+  Progress P(fmt::format("loading {} ranks", Ranks.size()));
+  if (Choice.empty() && Ranks.size() > 1) {
+    loadRank("", *BO, Ranks[0]);
+    if (Ranks[0].G) {
+      size_t D = defaultIteration(*Ranks[0].G);
+      if (D < Ranks[0].G->Iterations.size())
+        Choice = std::to_string(Ranks[0].G->Iterations[D].Number);
+    }
+    From = 1;
+  }
   {
-    PhaseTimer Timer("load");
-    Progress P(fmt::format("loading {} ranks", Ranks.size()));
-    std::atomic<size_t> Next{0};
+    std::atomic<size_t> Next{From};
     auto Work = [&] {
       for (size_t I; (I = Next++) < Ranks.size();)
-        loadRank(O, *BO, Ranks[I]);
+        loadRank(Choice.empty() ? std::string_view("all") : Choice, *BO,
+                 Ranks[I]);
     };
     std::vector<std::thread> Pool;
     unsigned N = static_cast<unsigned>(
@@ -284,6 +299,7 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
       Th.join();
     P.done();
   }
+  Timer.stop();
   for (const Loaded &L : Ranks) {
     for (const std::string &W : L.Warnings)
       reportWarning(L.Path, W);
@@ -306,6 +322,9 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     }
   LoadedRanks Out;
   Out.RanksFromTraces = FromTraces;
+  Out.Iteration = Choice;
+  if (O.Iteration.empty() && !Choice.empty())
+    Out.DefaultFrom = Ranks[0].Path;
   for (size_t I = 0; I < Ranks.size(); ++I) {
     int32_t Rank = FromTraces ? static_cast<int32_t>(Ranks[I].Rank)
                               : static_cast<int32_t>(I);
@@ -313,6 +332,27 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     Out.Devices[Rank] = Ranks[I].Device;
   }
   return Out;
+}
+
+static std::string iterationError(const std::string &Iteration,
+                                  const std::string &DefaultFrom,
+                                  llvm::Error E) {
+  std::string Msg = llvm::toString(std::move(E));
+  if (DefaultFrom.empty())
+    return Msg + " (the job's iterations are those every rank has)";
+  return fmt::format("the default iteration is the steady-state one of {} "
+                     "(iteration {}), and not every rank has it: give "
+                     "--iteration N",
+                     DefaultFrom, Iteration);
+}
+
+std::string dd::driver::jobIterationError(const LoadedRanks &L,
+                                          llvm::Error E) {
+  return iterationError(L.Iteration, L.DefaultFrom, std::move(E));
+}
+
+std::string dd::driver::jobIterationError(const LoadedJob &L, llvm::Error E) {
+  return iterationError(L.Iteration, L.DefaultFrom, std::move(E));
 }
 
 job::Clock dd::driver::clockFor(const TraceOptions &O) {
@@ -329,7 +369,8 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
     reportError("ddscript", llvm::toString(J.takeError()));
     return std::nullopt;
   }
-  return LoadedJob{std::move(*J), L->RanksFromTraces};
+  return LoadedJob{std::move(*J), L->RanksFromTraces, L->Iteration,
+                   L->DefaultFrom};
 }
 
 int dd::driver::runJobReplay(const TraceOptions &O) {
@@ -350,11 +391,9 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
     Numbers.push_back(It.Number);
     Lengths.push_back(job::measuredSpan(*J, It).length());
   }
-  auto Chosen = chooseIterations(Numbers, Lengths, O.Iteration);
+  auto Chosen = chooseIterations(Numbers, Lengths, L->Iteration);
   if (!Chosen) {
-    reportError("ddscript",
-                llvm::toString(Chosen.takeError()) +
-                    " (the job's iterations are those every rank has)");
+    reportError("ddscript", jobIterationError(*L, Chosen.takeError()));
     return ExitBadInput;
   }
 

@@ -154,11 +154,9 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       Numbers.push_back(It.Number);
       Lengths.push_back(job::measuredSpan(*Base, It).length());
     }
-    auto Chosen = chooseIterations(Numbers, Lengths, T.Iteration);
+    auto Chosen = chooseIterations(Numbers, Lengths, L->Iteration);
     if (!Chosen) {
-      reportError("ddscript",
-                  llvm::toString(Chosen.takeError()) +
-                      " (the job's iterations are those every rank has)");
+      reportError("ddscript", jobIterationError(*L, Chosen.takeError()));
       return ExitBadInput;
     }
     JobIterations = Numbers.size();

@@ -71,7 +71,15 @@ struct LoadedRanks {
   std::vector<job::RankGraph> Graphs; ///< in the order given
   bool RanksFromTraces = false; ///< from distributedInfo, else the order given
   std::map<int32_t, vm::DeviceFacts> Devices; ///< by rank
+  /// The iteration to report: --iteration, or by default the steady-state
+  /// one of the first trace (DefaultFrom), which every other rank read
+  /// focused; "" when there is none (a trace without iterations).
+  std::string Iteration;
+  std::string DefaultFrom;
 };
+/// The error for a job iteration that cannot be chosen, saying where a
+/// default one came from.
+std::string jobIterationError(const LoadedRanks &L, llvm::Error E);
 /// Loads every rank on threads (each reads only the iterations it needs
 /// when --iteration names one) and builds its graph; nullopt, the error
 /// printed, for a trace that cannot be read, a --window, or traces of
@@ -84,7 +92,9 @@ job::Clock clockFor(const TraceOptions &O);
 struct LoadedJob {
   job::Job Job;
   bool RanksFromTraces; ///< from distributedInfo, else the order given
+  std::string Iteration, DefaultFrom; ///< as in LoadedRanks
 };
+std::string jobIterationError(const LoadedJob &L, llvm::Error E);
 /// Loads every rank (on threads; each reads only the iterations it needs
 /// when --iteration names one), builds its graph and joins them; nullopt,
 /// the error printed, for a trace that cannot be read or ranks that do not

@@ -33,8 +33,9 @@ std::vector<std::string> megatron() {
 }
 
 job::Job load(std::vector<std::string> Paths, std::string Clock = "collectives",
-              std::string Calibration = "exact") {
+              std::string Calibration = "exact", std::string Iteration = "") {
   driver::TraceOptions O;
+  O.Iteration = Iteration;
   O.TracePaths = std::move(Paths);
   O.TracePath = O.TracePaths.front();
   O.Clock = Clock;
@@ -148,12 +149,14 @@ TEST_CASE("a model on a job equals the model rank by rank where ranks do "
     graph::scaleTasks(G, Set, 2.0, /*Divide=*/true);
     REQUIRE(G.finalize());
   };
-  job::Job J = load(Paths);
+  // Every iteration of each, read whole (the default reads the others
+  // focused on the first one's steady-state iteration).
+  job::Job J = load(Paths, "collectives", "exact", "all");
   REQUIRE(J.G.numCollectives() == 0);
   Halve(J.G);
   sim::SimResult R = simulate(J);
   for (size_t I = 0; I < Paths.size(); ++I) {
-    job::Job One = load({Paths[I]});
+    job::Job One = load({Paths[I]}, "collectives", "exact", "all");
     Halve(One.G);
     sim::SimResult A = simulate(One);
     for (size_t K = 0; K < J.Ranks[I].Iterations.size(); ++K)
@@ -209,4 +212,22 @@ TEST_CASE("a job replays the same at any thread count") {
   sim::SimResult RB = simulate(B);
   CHECK(RA.Start == RB.Start);
   CHECK(RA.End == RB.End);
+}
+
+TEST_CASE("by default every rank reads only the first trace's steady-state "
+          "iteration and its neighbours") {
+  std::string Resnet = std::string(DD_TEST_DATA) +
+                       "/kineto/resnet50_v100_workers0.pt.trace.json.gz";
+  driver::TraceOptions O;
+  O.TracePaths = {Resnet, Resnet};
+  O.TracePath = Resnet;
+  auto L = driver::loadJobFor(O);
+  REQUIRE(L.has_value());
+  job::Job Whole = load({Resnet}, "collectives", "exact", "all");
+  size_t Steady = driver::defaultIteration(Whole.G);
+  REQUIRE(Whole.G.Iterations.size() > 3);
+  CHECK(L->Iteration == std::to_string(Whole.G.Iterations[Steady].Number));
+  CHECK(L->DefaultFrom == Resnet);
+  for (const job::JobRank &R : L->Job.Ranks)
+    CHECK(R.Iterations.size() == 3);
 }
