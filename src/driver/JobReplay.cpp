@@ -101,7 +101,7 @@ constexpr size_t MaxWhatIfs = 8;
 /// The ranks later than the median rank at the collectives of \p It, the
 /// latest first (at most MaxWhatIfs), each with the job's iteration were it
 /// as fast as needed to be no later than the median rank.
-std::vector<Straggler> stragglers(job::Job &J, const sim::SimResult &Base,
+std::vector<Straggler> stragglers(const job::Job &J, const sim::SimResult &Base,
                                   const job::JobIteration &It,
                                   const std::vector<int64_t> &Late) {
   std::vector<int64_t> Sorted = Late;
@@ -115,15 +115,32 @@ std::vector<Straggler> stragglers(job::Job &J, const sim::SimResult &Base,
                    [&](size_t A, size_t B) { return Late[A] > Late[B]; });
   if (Order.size() > MaxWhatIfs)
     Order.resize(MaxWhatIfs);
-  std::vector<Straggler> Out;
-  for (size_t I : Order) {
-    auto W = job::asFastAsNeeded(J, Base, It, I, Median);
-    if (!W) {
-      llvm::consumeError(W.takeError());
-      continue;
+  // The what-ifs share the graph and run on threads; each result has its
+  // slot, so the order does not depend on which finishes first.
+  std::vector<std::optional<job::StragglerWhatIf>> Found(Order.size());
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    for (size_t K; (K = Next++) < Order.size();) {
+      auto W = job::asFastAsNeeded(J, Base, It, Order[K], Median);
+      if (W)
+        Found[K] = *W;
+      else
+        llvm::consumeError(W.takeError());
     }
-    Out.push_back({J.Ranks[I].Rank, Late[I], W->JobTime, W->Scale});
-  }
+  };
+  std::vector<std::thread> Pool;
+  unsigned N = static_cast<unsigned>(
+      std::min<size_t>(trace::defaultLoadThreads(), Order.size()));
+  for (unsigned K = 1; K < N; ++K)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &Th : Pool)
+    Th.join();
+  std::vector<Straggler> Out;
+  for (size_t K = 0; K < Order.size(); ++K)
+    if (Found[K])
+      Out.push_back({J.Ranks[Order[K]].Rank, Late[Order[K]], Found[K]->JobTime,
+                     Found[K]->Scale});
   std::stable_sort(Out.begin(), Out.end(),
                    [](const Straggler &A, const Straggler &B) {
                      return A.JobWithout < B.JobWithout;

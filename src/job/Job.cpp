@@ -3,7 +3,6 @@
 #include "support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -470,39 +469,33 @@ std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
 }
 
 llvm::Expected<StragglerWhatIf>
-job::asFastAsNeeded(Job &J, const sim::SimResult &Base, const JobIteration &I,
-                    size_t RankIndex, int64_t TargetLate) {
+job::asFastAsNeeded(const Job &J, const sim::SimResult &Base,
+                    const JobIteration &I, size_t RankIndex,
+                    int64_t TargetLate) {
   StragglerWhatIf AsIs{1.0, simulatedSpan(J, Base, I).length(),
                        lateness(J, Base, I)[RankIndex]};
   if (AsIs.Late <= TargetLate)
     return AsIs;
-  Graph &G = J.G;
+  const Graph &G = J.G;
   const JobRank &JR = J.Ranks[RankIndex];
   std::vector<TaskId> Own;
   for (TaskId T = JR.FirstTask; T < JR.EndTask; ++T)
     if (G.isLeaf(T) && !G.isRemoved(T) && G.Kind[T] != TaskKind::Comm)
       Own.push_back(T);
-  std::vector<int64_t> Dur(Own.size()), Gap(Own.size());
-  for (size_t K = 0; K < Own.size(); ++K) {
-    Dur[K] = G.Dur[Own[K]];
-    Gap[K] = G.Gap[Own[K]];
-  }
-  auto Restore = llvm::make_scope_exit([&] {
-    for (size_t K = 0; K < Own.size(); ++K) {
-      G.Dur[Own[K]] = Dur[K];
-      G.Gap[Own[K]] = Gap[K];
-    }
-  });
+  // The graph is shared (what-ifs of several ranks run on threads): the
+  // changed times are this what-if's own.
+  std::vector<int64_t> Dur = G.Dur, Gap = G.Gap;
+  sim::TimeOverride Times{Dur, Gap};
   auto Eval = [&](double S) -> llvm::Expected<StragglerWhatIf> {
-    for (size_t K = 0; K < Own.size(); ++K) {
-      G.Dur[Own[K]] = std::llround(double(Dur[K]) * S);
+    for (TaskId T : Own) {
+      Dur[T] = std::llround(double(G.Dur[T]) * S);
       // The first leaf of a resource waits from the job's origin: that is
       // when the rank began, not its work.
-      bool First = G.PrevOnRes[Own[K]] == NoTask;
-      G.Gap[Own[K]] =
-          Gap[K] > 0 && !First ? std::llround(double(Gap[K]) * S) : Gap[K];
+      bool First = G.PrevOnRes[T] == NoTask;
+      Gap[T] = G.Gap[T] > 0 && !First ? std::llround(double(G.Gap[T]) * S)
+                                      : G.Gap[T];
     }
-    auto R = sim::simulate(G);
+    auto R = sim::simulate(G, nullptr, &Times);
     if (!R)
       return R.takeError();
     return StragglerWhatIf{S, simulatedSpan(J, *R, I).length(),

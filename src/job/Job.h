@@ -127,14 +127,15 @@ std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
 /// the largest factor up to 1, found by bisection (8 steps), at which it
 /// reaches the collectives of \p I no later in total than \p TargetLate (ns
 /// past their median arrivals); the job's iteration then. \p Base is the
-/// job's simulation as it is (the factor 1). The graph is restored.
+/// job's simulation as it is (the factor 1). The graph is not changed:
+/// what-ifs of several ranks may run at once.
 struct StragglerWhatIf {
   double Scale = 1;    ///< the factor its work needed
   int64_t JobTime = 0; ///< the job's iteration with it
   int64_t Late = 0;    ///< its lateness then
 };
 llvm::Expected<StragglerWhatIf>
-asFastAsNeeded(Job &J, const sim::SimResult &Base, const JobIteration &I,
+asFastAsNeeded(const Job &J, const sim::SimResult &Base, const JobIteration &I,
                size_t RankIndex, int64_t TargetLate);
 
 } // namespace dd::job

@@ -16,12 +16,15 @@ namespace {
 
 class Engine {
 public:
-  Engine(const Graph &G, const SchedulePolicy *P) : G(G), Policy(P) {}
+  Engine(const Graph &G, const SchedulePolicy *P, const TimeOverride *Times)
+      : G(G), Policy(P), Dur(Times ? Times->Dur.data() : G.Dur.data()),
+        Gap(Times ? Times->Gap.data() : G.Gap.data()) {}
   llvm::Expected<SimResult> run();
 
 private:
   const Graph &G;
   const SchedulePolicy *Policy;
+  const int64_t *Dur, *Gap; ///< by task: the graph's, or an override
   SimResult R;
   std::vector<uint32_t> Pending; ///< per point: 2*T start, 2*T+1 end
   std::vector<int64_t> Ready;    ///< per point: candidate time
@@ -89,7 +92,7 @@ private:
 
 void Engine::startTask(TaskId T, int64_t Time) {
   R.Start[T] = Time;
-  relax(2 * T + 1, Time + G.Dur[T], BindOwn);
+  relax(2 * T + 1, Time + Dur[T], BindOwn);
   for (uint32_t EI : G.outEdges(T)) {
     const Edge &E = G.Lowered[EI];
     if (fromStart(E.At))
@@ -108,7 +111,7 @@ void Engine::finishTask(TaskId T, int64_t Time) {
   if (isProgram(T)) {
     TaskId Next = G.NextOnRes[T];
     if (Next != NoTask)
-      relax(2 * Next, Time + G.Gap[Next], BindResource);
+      relax(2 * Next, Time + Gap[Next], BindResource);
   } else {
     Busy[G.Res[T]] = false;
     Heap.push({Time, 1, Seq++, G.Res[T]});
@@ -213,7 +216,7 @@ llvm::Expected<SimResult> Engine::run() {
       ++Pending[2 * T];
     } else {
       // First on its resource: released at the origin plus its gap.
-      Ready[2 * T] = Program ? G.Gap[T] : 0;
+      Ready[2 * T] = Program ? Gap[T] : 0;
     }
     for (uint32_t EI : G.inEdges(T))
       ++Pending[2 * T + (toEnd(G.Lowered[EI].At) ? 1 : 0)];
@@ -288,10 +291,14 @@ llvm::Expected<SimResult> Engine::run() {
 } // namespace
 
 llvm::Expected<SimResult> sim::simulate(const Graph &G,
-                                        const SchedulePolicy *Policy) {
+                                        const SchedulePolicy *Policy,
+                                        const TimeOverride *Times) {
   if (!G.finalized())
     return makeError("internal error: graph not finalized");
-  return Engine(G, Policy).run();
+  if (Times &&
+      (Times->Dur.size() != G.numTasks() || Times->Gap.size() != G.numTasks()))
+    return makeError("internal error: time override of the wrong size");
+  return Engine(G, Policy, Times).run();
 }
 
 /// Where a boundary marker that a model removed (or emptied), and that the

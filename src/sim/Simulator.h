@@ -53,10 +53,19 @@ struct SimResult {
   std::vector<uint32_t> CollectiveOf; ///< by task; ~0u: none (or not joined)
 };
 
-/// Simulates \p G (finalized). Fails only if the graph cannot finish (a
-/// dependency cycle a schedule introduced).
+/// Durations and gaps that replace the graph's for one simulation (by
+/// task, as many as G has), so that what-ifs that only change times can
+/// share one graph across threads. Each no larger than the graph's.
+struct TimeOverride {
+  llvm::ArrayRef<int64_t> Dur, Gap;
+};
+
+/// Simulates \p G (finalized), with \p Times instead of its durations and
+/// gaps when given. Fails only if the graph cannot finish (a dependency
+/// cycle a schedule introduced).
 llvm::Expected<SimResult> simulate(const Graph &G,
-                                   const SchedulePolicy *Policy = nullptr);
+                                   const SchedulePolicy *Policy = nullptr,
+                                   const TimeOverride *Times = nullptr);
 
 /// The simulated time of an iteration boundary.
 int64_t pointTime(const Graph &G, const SimResult &R,
