@@ -43,7 +43,8 @@ struct Loaded {
 };
 
 /// Loads \p L.Path, reading only what iteration \p Choice ("" for the
-/// trace's steady-state one, a number, or "all") needs where it can.
+/// trace's steady-state one, or a number; "all": everything) needs where
+/// it can.
 void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
               Loaded &L) {
   auto F = readTraceFor(L.Path, Choice != "all", Choice, false, nullptr);
@@ -283,39 +284,56 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   std::vector<Loaded> Ranks(O.TracePaths.size());
   for (size_t I = 0; I < Ranks.size(); ++I)
     Ranks[I].Path = O.TracePaths[I];
-  // The default iteration is the steady-state one of the first trace: it
-  // is read first, and every other rank reads only that iteration and its
-  // neighbours, as a named one.
+  // The default iteration is the steady-state one of the first trace, and
+  // every rank reads only it and its neighbours. Each rank first reads its
+  // own steady-state one (in step with the others, they agree); a rank
+  // whose choice differs from the first trace's is read again, on that one.
   std::string Choice = O.Iteration;
-  size_t From = 0;
   PhaseTimer Timer("load");
   Progress P(fmt::format("loading {} ranks", Ranks.size()));
-  if (Choice.empty() && Ranks.size() > 1) {
-    loadRank("", *BO, Ranks[0]);
-    if (Ranks[0].G) {
-      size_t D = defaultIteration(*Ranks[0].G);
-      if (D < Ranks[0].G->Iterations.size())
-        Choice = std::to_string(Ranks[0].G->Iterations[D].Number);
-    }
-    From = 1;
-  }
-  {
-    std::atomic<size_t> Next{From};
+  auto LoadAll = [&](const std::vector<size_t> &Which, std::string_view C) {
+    std::atomic<size_t> Next{0};
     auto Work = [&] {
-      for (size_t I; (I = Next++) < Ranks.size();)
-        loadRank(Choice.empty() ? std::string_view("all") : Choice, *BO,
-                 Ranks[I]);
+      for (size_t K; (K = Next++) < Which.size();)
+        loadRank(C, *BO, Ranks[Which[K]]);
     };
     std::vector<std::thread> Pool;
     unsigned N = static_cast<unsigned>(
-        std::min<size_t>(trace::defaultLoadThreads(), Ranks.size()));
+        std::min<size_t>(trace::defaultLoadThreads(), Which.size()));
     for (unsigned K = 1; K < N; ++K)
       Pool.emplace_back(Work);
     Work();
     for (std::thread &Th : Pool)
       Th.join();
-    P.done();
-  }
+  };
+  std::vector<size_t> All(Ranks.size());
+  for (size_t I = 0; I < All.size(); ++I)
+    All[I] = I;
+  LoadAll(All, Choice);
+  auto SteadyOf = [](const Loaded &L) -> std::optional<int64_t> {
+    if (!L.G)
+      return std::nullopt;
+    size_t D = defaultIteration(*L.G);
+    if (D >= L.G->Iterations.size())
+      return std::nullopt;
+    return L.G->Iterations[D].Number;
+  };
+  if (Choice.empty() && Ranks.size() > 1)
+    if (std::optional<int64_t> First = SteadyOf(Ranks[0])) {
+      Choice = std::to_string(*First);
+      std::vector<size_t> Again;
+      for (size_t I = 1; I < Ranks.size(); ++I)
+        // A rank read whole holds every iteration; one read focused holds
+        // its own choice and the two beside it.
+        if (Ranks[I].G && Ranks[I].G->Span.TraceIterations != 0 &&
+            SteadyOf(Ranks[I]) != First) {
+          Ranks[I].G.reset();
+          Ranks[I].Warnings.clear();
+          Again.push_back(I);
+        }
+      LoadAll(Again, Choice);
+    }
+  P.done();
   Timer.stop();
   for (const Loaded &L : Ranks) {
     for (const std::string &W : L.Warnings)
