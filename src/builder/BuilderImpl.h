@@ -9,6 +9,7 @@
 
 #include "builder/GraphBuilder.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -72,10 +73,19 @@ struct BuildContext {
 
   int64_t mStart(TaskId X) const { return G.MeasuredStart[X]; }
   int64_t mEnd(TaskId X) const { return G.MeasuredStart[X] + G.MeasuredDur[X]; }
-  /// The launch time of GPU task \p Op: its call's start, or its own start.
+  /// GPU tasks launched before the trace's first traced call: without a
+  /// traced launch, their correlation id below every traced call's. They
+  /// were queued before anything the trace holds.
+  llvm::BitVector QueuedBefore;
+  static constexpr int64_t BeforeTrace = INT64_MIN / 4;
+  /// The launch time of GPU task \p Op: its call's start; BeforeTrace for
+  /// work queued before the trace; else its own start.
   int64_t launchTime(TaskId Op) const {
     TaskId L = G.Launcher[Op];
-    return L == NoTask ? mStart(Op) : mStart(L);
+    if (L != NoTask)
+      return mStart(L);
+    return Op < QueuedBefore.size() && QueuedBefore[Op] ? BeforeTrace
+                                                        : mStart(Op);
   }
   /// The last GPU task on stream \p S launched before trace time \p Ts.
   TaskId lastLaunchedBefore(ResourceId S, int64_t Ts) const;

@@ -327,10 +327,13 @@ llvm::Error detail::createTasks(BuildContext &C) {
   llvm::DenseSet<int64_t> TracedCalls;
   TracedCalls.reserve(static_cast<unsigned>(C.CallByCorrelation.size()));
   bool AnyGpu = false;
+  int64_t FirstCorrelation = INT64_MAX;
   for (EventId E = 0; E < T.numEvents(); ++E) {
     if ((T.Kind[E] == EventKind::Runtime || T.Kind[E] == EventKind::Driver) &&
-        T.Correlation[E] != trace::NoValue)
+        T.Correlation[E] != trace::NoValue) {
       TracedCalls.insert(T.Correlation[E]);
+      FirstCorrelation = std::min(FirstCorrelation, T.Correlation[E]);
+    }
     AnyGpu |= trace::isGpuWork(T.Kind[E]);
   }
   if (!AnyGpu)
@@ -384,8 +387,15 @@ llvm::Error detail::createTasks(BuildContext &C) {
       if (CI != C.CallByCorrelation.end())
         G.Launcher[X] = CI->second;
     }
-    if (G.Launcher[X] == NoTask)
+    if (G.Launcher[X] == NoTask) {
       ++C.Stats.GpuWithoutLauncher;
+      if (G.Correlation[X] >= 0 && G.Correlation[X] < FirstCorrelation) {
+        if (C.QueuedBefore.size() <= X)
+          C.QueuedBefore.resize(std::max<size_t>(X + 1, G.numTasks()));
+        C.QueuedBefore.set(X);
+        ++C.Stats.GpuQueuedBefore;
+      }
+    }
     ++C.Stats.GpuTasks;
   }
   if (C.Stats.GpuTasks == 0)

@@ -42,6 +42,9 @@ struct BuildStats {
   std::array<uint64_t, NumEdgeKinds> EdgesByKind{};
   uint64_t CpuLeaves = 0, Containers = 0, GpuTasks = 0;
   uint64_t GpuWithoutLauncher = 0; ///< GPU work whose launch is not traced
+  /// Of those, work launched before the trace's first traced call (its
+  /// correlation id lower): queued before the trace began.
+  uint64_t GpuQueuedBefore = 0;
   uint64_t OverlappingLeaves = 0;  ///< CPU calls overlapping on one thread
   /// GPU work that starts over 2 us before the work before it on its stream
   /// ends (the replay runs a stream's work one at a time), and the most.

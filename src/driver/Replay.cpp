@@ -130,12 +130,18 @@ void printText(const std::string &Path, const graph::Graph &G,
   if (Stats.GpuWithoutLauncher || Stats.OverlappingLeaves ||
       Stats.ClampedDelays)
     Out += fmt::format("           trace quirks: {} GPU ops without a traced "
-                       "launch{}, {} overlapping CPU calls, {} dependencies "
+                       "launch{}{}, {} overlapping CPU calls, {} dependencies "
                        "the times contradict by under 2 us\n",
                        Stats.GpuWithoutLauncher,
                        G.Span.TraceIterations
                            ? " in the iterations read (work queued before "
                              "them counts here)"
+                           : "",
+                       Stats.GpuQueuedBefore
+                           ? fmt::format(" ({} queued before the first traced "
+                                         "call: they run in stream order, "
+                                         "and syncs wait for them)",
+                                         Stats.GpuQueuedBefore)
                            : "",
                        Stats.OverlappingLeaves, Stats.ClampedDelays);
   if (Stats.OverlappingGpu)
