@@ -43,6 +43,8 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
     return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
   Mem.prepare(Tr, G, *B.Base, B.Chosen, Env);
+  // The work per iteration before the model changes it.
+  std::vector<std::vector<int64_t>> BaseWork = sim::iterationWork(G);
   vm::RunOptions RO;
   RO.MaxSteps = MaxSteps;
   RO.Settings = Settings;
@@ -68,6 +70,7 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   // vectors must cover them.
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(G, MStart, MEnd);
+  std::vector<std::vector<int64_t>> PredWork = sim::iterationWork(G);
   for (size_t I : B.Chosen) {
     const graph::Iteration &It = G.Iterations[I];
     Outcome O;
@@ -75,7 +78,13 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
     O.Measured = measuredPointTime(G, It.End, MEnd) -
                  measuredPointTime(G, It.Begin, MEnd);
     O.Baseline = sim::iterationTime(G, *B.Base, It);
-    O.Predicted = sim::iterationTime(G, *Pred, It);
+    O.PredictedSpan = sim::iterationTime(G, *Pred, It);
+    Steady SB = steadyState(G, BaseWork, *B.Base, I);
+    Steady SP = steadyState(G, PredWork, *Pred, I);
+    O.BaselineSteady = SB.Time;
+    O.BasePiling = SB.Piling;
+    O.Predicted = O.PredictedSpan > 0 ? SP.Time : 0;
+    O.PredPiling = SP.Piling;
     Out.Out.push_back(O);
   }
   Out.Pred = std::move(*Pred);
@@ -107,4 +116,43 @@ void Outcome::speedupJson(JsonWriter &W) const {
     W.null();
   else
     W.value(speedup());
+}
+
+Steady dd::driver::steadyState(const graph::Graph &G,
+                               const std::vector<std::vector<int64_t>> &Work,
+                               const sim::SimResult &R, size_t I) {
+  Steady S;
+  S.Time = sim::iterationTime(G, R, G.Iterations[I]);
+  // The window: the iteration and its neighbours (of its rank).
+  std::vector<size_t> Window;
+  for (size_t J = I > 0 ? I - 1 : 0; J <= I + 1 && J < G.Iterations.size();
+       ++J)
+    if (G.Iterations[J].Rank == G.Iterations[I].Rank)
+      Window.push_back(J);
+  int64_t Time = 0;
+  for (size_t J : Window)
+    Time += sim::iterationTime(G, R, G.Iterations[J]);
+  if (Time <= 0 || I >= Work.size())
+    return S;
+  graph::ResourceId Most = graph::NoResource;
+  int64_t MostWork = 0;
+  for (graph::ResourceId Res = 0; Res < G.Resources.size(); ++Res) {
+    int64_t W = 0;
+    for (size_t J : Window)
+      W += J < Work.size() && Res < Work[J].size() ? Work[J][Res] : 0;
+    if (W > MostWork) {
+      MostWork = W;
+      Most = Res;
+    }
+  }
+  if (Most == graph::NoResource ||
+      double(MostWork) <= double(Time) * (1 + BacklogMargin))
+    return S;
+  int64_t N = static_cast<int64_t>(Window.size());
+  S.Piling.Resource = G.Resources[Most].Name;
+  S.Piling.PerIteration = MostWork / N;
+  S.Piling.IterationTime = Time / N;
+  S.Piling.Window = Window.size();
+  S.Time = std::max(S.Time, S.Piling.PerIteration);
+  return S;
 }

@@ -33,15 +33,46 @@ struct Baseline {
   const sim::SimResult *Base = nullptr;
 };
 
+/// Work piling up on one resource: over an iteration and its neighbours,
+/// the work they put on it exceeds the time they take (by more than
+/// BacklogMargin), so that repeated it would fall further behind each
+/// iteration.
+struct Backlog {
+  std::string Resource; ///< empty: nothing piles up
+  int64_t PerIteration = 0;  ///< its work per iteration over the window
+  int64_t IterationTime = 0; ///< the window's iterations' mean time
+  size_t Window = 0;         ///< iterations in the window
+  bool piling() const { return !Resource.empty(); }
+};
+constexpr double BacklogMargin = 0.05;
+
+/// An iteration's steady state: its time, or the work per iteration of a
+/// resource where work piles up, whichever is longer.
+struct Steady {
+  int64_t Time = 0;
+  Backlog Piling;
+};
+/// The steady state of iteration \p I of \p G as \p R times it, with
+/// \p Work the iterations' work per resource (sim::iterationWork) as the
+/// graph was when \p R was simulated.
+Steady steadyState(const graph::Graph &G,
+                   const std::vector<std::vector<int64_t>> &Work,
+                   const sim::SimResult &R, size_t I);
+
 /// One reported iteration: measured, replayed and predicted time.
 struct Outcome {
   size_t Index = 0; ///< into the graph's iterations
+  /// Measured and Baseline (replayed) are the iteration's span; Predicted
+  /// is the changed run's steady state (PredictedSpan, or more where work
+  /// piles up), compared with the replay's (BaselineSteady).
   int64_t Measured = 0, Baseline = 0, Predicted = 0;
+  int64_t BaselineSteady = 0, PredictedSpan = 0;
+  Backlog BasePiling, PredPiling;
   /// The model removed all of the iteration's work: nothing is left to
   /// time, and there is no speedup to give.
   bool emptied() const { return Predicted <= 0; }
   double speedup() const {
-    return Predicted > 0 ? double(Baseline) / double(Predicted) : 0.0;
+    return Predicted > 0 ? double(BaselineSteady) / double(Predicted) : 0.0;
   }
   /// "1.234x", or "-" when emptied().
   std::string speedupText() const;
@@ -50,9 +81,11 @@ struct Outcome {
   double replayError() const {
     return Measured ? double(Baseline - Measured) / double(Measured) : 0.0;
   }
-  /// (predicted - replayed) / replayed.
+  /// (predicted - replayed) / replayed, steady states both.
   double change() const {
-    return Baseline ? double(Predicted - Baseline) / double(Baseline) : 0.0;
+    return BaselineSteady
+               ? double(Predicted - BaselineSteady) / double(BaselineSteady)
+               : 0.0;
   }
 };
 

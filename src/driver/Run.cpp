@@ -41,6 +41,45 @@ describeChanges(const vm::ChangeStats &C) {
   return Out;
 }
 
+/// What piles up, before and after the model, when it does.
+std::string backlogLines(const Outcome &O) {
+  std::string S;
+  auto Line = [&](const char *Which, const Backlog &B, int64_t Span) {
+    S += fmt::format("           {}: work piles up on {} ({} per iteration, "
+                     "against {} for the {} iterations around this one), so "
+                     "repeated the run goes at its pace (the iteration's own "
+                     "span: {}); a longer trace would show whether it "
+                     "settles there or later\n",
+                     Which, B.Resource, formatDuration(B.PerIteration),
+                     formatDuration(B.IterationTime), B.Window,
+                     formatDuration(Span));
+  };
+  if (O.BasePiling.piling())
+    Line("replayed", O.BasePiling, O.Baseline);
+  if (O.PredPiling.piling())
+    Line("predicted", O.PredPiling, O.PredictedSpan);
+  if (O.BasePiling.piling() || O.PredPiling.piling())
+    S += fmt::format("           the speedup compares steady states: {} "
+                     "replayed, {} predicted\n",
+                     formatDuration(O.BaselineSteady),
+                     formatDuration(O.Predicted));
+  return S;
+}
+
+void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B) {
+  W.key(Key);
+  if (!B.piling()) {
+    W.null();
+    return;
+  }
+  W.beginObject()
+      .field("resource", B.Resource)
+      .field("work_per_iteration_ns", B.PerIteration)
+      .field("iteration_ns", B.IterationTime)
+      .field("window", B.Window)
+      .endObject();
+}
+
 void printText(const std::string &ModelPath,
                const compiler::CompiledModel &Model, const std::string &Trace,
                const graph::Graph &G, const std::vector<Outcome> &Out,
@@ -57,6 +96,7 @@ void printText(const std::string &ModelPath,
       S += fmt::format("predicted  {}   speedup {} ({})\n",
                        formatDuration(O.Predicted), O.speedupText(),
                        formatPercent(O.change(), true));
+    S += backlogLines(O);
   } else {
     Table T;
     T.row({"iteration", "measured", "replayed", "predicted", "speedup"});
@@ -102,6 +142,10 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
   O.speedupJson(W);
+  W.field("baseline_steady_ns", O.BaselineSteady);
+  W.field("predicted_span_ns", O.PredictedSpan);
+  writeBacklog(W, "baseline_backlog", O.BasePiling);
+  writeBacklog(W, "backlog", O.PredPiling);
   W.field("replay_error", O.replayError());
   W.key("params").beginObject();
   for (const compiler::ParamSummary &P : Model.Params)
@@ -117,8 +161,11 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
           .field("label", G.Iterations[X.Index].Label)
           .field("measured_ns", X.Measured)
           .field("baseline_ns", X.Baseline)
-          .field("predicted_ns", X.Predicted);
+          .field("predicted_ns", X.Predicted)
+          .field("baseline_steady_ns", X.BaselineSteady)
+          .field("predicted_span_ns", X.PredictedSpan);
       X.speedupJson(W);
+      writeBacklog(W, "backlog", X.PredPiling);
       W.endObject();
     }
     W.endArray();

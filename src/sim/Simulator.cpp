@@ -374,3 +374,15 @@ int64_t sim::iterationTime(const Graph &G, const SimResult &R,
   auto [Begin, End] = iterationSpan(G, R, I);
   return End - Begin;
 }
+
+std::vector<std::vector<int64_t>> sim::iterationWork(const Graph &G) {
+  std::vector<std::vector<int64_t>> Work(
+      G.Iterations.size(), std::vector<int64_t>(G.Resources.size(), 0));
+  for (TaskId T = 0; T < G.numTasks(); ++T) {
+    int32_t It = G.IterationOf[T];
+    if (It >= 0 && static_cast<size_t>(It) < Work.size() && G.isLeaf(T) &&
+        !G.isRemoved(T) && G.Res[T] != graph::NoResource)
+      Work[It][G.Res[T]] += G.Dur[T];
+  }
+  return Work;
+}

@@ -76,6 +76,11 @@ int64_t pointTime(const Graph &G, const SimResult &R,
 /// cross), the span of the iteration's remaining tasks; 0 when none remain.
 int64_t iterationTime(const Graph &G, const SimResult &R,
                       const graph::Iteration &I);
+/// Per iteration of G.Iterations, per resource: the sum of the durations
+/// of the iteration's live leaves there (the work the iteration puts on
+/// each resource; GPU work counts in the iteration that launched it).
+std::vector<std::vector<int64_t>> iterationWork(const Graph &G);
+
 /// Where iteration \p I begins and ends on \p R's time axis, as
 /// iterationTime measures it.
 std::pair<int64_t, int64_t> iterationSpan(const Graph &G, const SimResult &R,
