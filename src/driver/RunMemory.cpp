@@ -131,7 +131,7 @@ void RunMemory::finish(const graph::Graph &G, const sim::SimResult &Pred,
   Changes = C;
   if (!M)
     return;
-  memory::Profile Pr = M->profile({Pred.Start, Pred.End});
+  memory::Profile Pr = M->profile({Pred.Start, Pred.End}, G);
   Predicted = peak(Pr, G, Pred);
   Inverted = Pr.Inverted;
   Dropped = Pr.Dropped;

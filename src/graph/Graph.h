@@ -292,6 +292,9 @@ public:
 
   /// Leaves enclosed by container \p T (or {T} for a leaf), live only.
   std::vector<TaskId> leavesOf(TaskId T) const;
+  /// For a removed leaf, after finalize: the last live leaf before it on
+  /// its resource, or NoTask.
+  TaskId removedResPred(TaskId T) const { return RemovedResPred[T]; }
 
 private:
   bool Dirty = true;

@@ -242,6 +242,12 @@ public:
   // --- Timelines ----------------------------------------------------------
   /// Places every allocation and free by \p Times and computes the curves.
   Profile profile(const TaskTimes &Times) const;
+  /// The same for times simulated on \p G (finalized) after a model
+  /// removed tasks: a removed task's allocations and frees happen where the
+  /// work that takes its place runs (the start of the next live leaf on its
+  /// resource; the end of the last one when none follows), so that a block
+  /// freed inside a removed call still frees.
+  Profile profile(const TaskTimes &Times, const graph::Graph &G) const;
   /// The measured curve of pool \p P, from the records alone.
   const Curve &measured(PoolId P) const { return Measured[P]; }
 

@@ -73,6 +73,39 @@ struct Event {
 
 } // namespace
 
+Profile MemoryModel::profile(const TaskTimes &Tm,
+                             const graph::Graph &G) const {
+  size_t N = std::min(Tm.Start.size(), G.numTasks());
+  std::vector<int64_t> Start(Tm.Start.begin(), Tm.Start.end());
+  std::vector<int64_t> End(Tm.End.begin(), Tm.End.end());
+  auto Stood = [&](TaskId T) -> int64_t {
+    TaskId Prev = G.removedResPred(T);
+    TaskId Next = Prev != NoTask ? G.NextOnRes[Prev]
+                  : G.ResourceTasks[G.Res[T]].empty()
+                      ? NoTask
+                      : G.ResourceTasks[G.Res[T]].front();
+    if (Next != NoTask && Tm.Start[Next] != NoTime)
+      return Tm.Start[Next];
+    return Prev != NoTask ? Tm.End[Prev] : NoTime;
+  };
+  bool Any = false;
+  for (TaskId T = 0; T < N; ++T)
+    if (G.isRemoved(T) && G.isLeaf(T) && G.Res[T] != graph::NoResource &&
+        Start[T] == NoTime) {
+      Start[T] = End[T] = Stood(T);
+      Any = true;
+    }
+  if (!Any)
+    return profile(Tm);
+  for (TaskId T = 0; T < N; ++T)
+    if (G.isRemoved(T) && G.isContainer(T) && Start[T] == NoTime &&
+        G.FirstLeaf[T] != NoTask) {
+      Start[T] = Start[G.FirstLeaf[T]];
+      End[T] = End[G.LastLeaf[T]];
+    }
+  return profile(TaskTimes{Start, End});
+}
+
 Profile MemoryModel::profile(const TaskTimes &Tm) const {
   Profile Pr;
   size_t N = numBlocks();

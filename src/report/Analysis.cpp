@@ -124,7 +124,7 @@ std::vector<memory::Curve> detail::memoryCurves(const RunData &D,
       D.Predicted && &S == &*D.Predicted && D.PredictedMemory
           ? D.PredictedMemory
           : D.Memory;
-  return M->profile({S.Start, S.End}).Curves;
+  return M->profile({S.Start, S.End}, *D.G).Curves;
 }
 
 std::vector<std::pair<int64_t, int64_t>>

@@ -455,7 +455,7 @@ uint32_t vm::reportedPool(const MemoryModel &M) {
 int64_t vm::iterationPeak(const MemoryModel &M, uint32_t Pool,
                           const graph::Graph &G, const sim::SimResult &R,
                           const graph::Iteration &It) {
-  memory::Profile Pr = M.profile({R.Start, R.End});
+  memory::Profile Pr = M.profile({R.Start, R.End}, G);
   auto [Begin, End] = sim::iterationSpan(G, R, It);
   return memory::peakIn(Pr.Curves[Pool], Begin, End).Bytes;
 }
