@@ -262,6 +262,8 @@ void Graph::removeTasks(const llvm::BitVector &Set) {
   // Containers that are removed whole, but whose parent is not: the time
   // around their leaves outside them stays on the thread.
   std::vector<TaskId> Maximal;
+  // Leaves removed without their container, in order.
+  std::vector<TaskId> Loose;
   for (TaskId T = 0; T < N; ++T) {
     if (!Set.test(T) || isRemoved(T))
       continue;
@@ -286,8 +288,25 @@ void Graph::removeTasks(const llvm::BitVector &Set) {
         R = true;
       }
     }
-    if (R)
+    if (R && !isRemoved(T)) {
       Flags[T] |= TF_Removed;
+      // A CPU call removed on its own (its operator stays) takes only its
+      // own time with it: the time before it on the thread (the
+      // framework's work between calls) still passes, before the next
+      // call. Removing a superset of calls then never removes less time.
+      if (isLeaf(T) && Res[T] != NoResource &&
+          Resources[Res[T]].Kind == ResourceKind::CpuThread &&
+          (Parent[T] == NoTask || !isRemoved(Parent[T])) && Gap[T] > 0)
+        Loose.push_back(T);
+    }
+  }
+  for (TaskId T : Loose) {
+    const auto &Seq = ResourceTasks[Res[T]];
+    for (uint32_t P = PosOnRes[T] + 1; P < Seq.size(); ++P)
+      if (!isRemoved(Seq[P])) {
+        Gap[Seq[P]] += Gap[T];
+        break;
+      }
   }
   for (TaskId C : Maximal) {
     TaskId First = FirstLeaf[C], Last = LastLeaf[C];
