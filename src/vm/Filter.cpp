@@ -125,20 +125,17 @@ private:
       return C;
     }
     case MemberId::Task_duration: {
-      // Containers: their leaves, inner gaps, lead and trail.
-      I.ensureFinalized();
-      std::vector<double> Inner(N, 0);
-      std::vector<uint8_t> Seen(N, 0);
-      for (const auto &Seq : G.ResourceTasks)
-        for (TaskId L : Seq)
-          for (TaskId P = G.Parent[L]; P != graph::NoTask; P = G.Parent[P]) {
-            Inner[P] += static_cast<double>(G.Dur[L] + (Seen[P] ? G.Gap[L] : 0));
-            Seen[P] = 1;
-          }
+      // Containers: their span in the replay of the graph as it stands.
+      bool AnyContainer = false;
+      for (TaskId T = 0; T < N && !AnyContainer; ++T)
+        AnyContainer = G.isContainer(T);
+      const sim::SimResult *R = AnyContainer ? &I.currentReplay() : nullptr;
       Nums(Dim::duration(), [&](TaskId T) {
-        return G.isLeaf(T)
-                   ? static_cast<double>(G.Dur[T])
-                   : Inner[T] + static_cast<double>(G.Lead[T] + G.Trail[T]);
+        if (G.isLeaf(T))
+          return static_cast<double>(G.Dur[T]);
+        if (R->Start[T] == graph::NoTime || R->End[T] == graph::NoTime)
+          return 0.0;
+        return static_cast<double>(R->End[T] - R->Start[T]);
       });
       return C;
     }

@@ -33,6 +33,7 @@ void Interpreter::scale(const Value &Target, const Value &Amount,
       fail("the factor must be a positive number (got " + show(A) + ")");
     Result.Stats.Scaled += graph::scaleTasks(G, S, Fac, Mode == 1);
   };
+  graphChanged();
   if (!Amount.is(VKind::Function) && !Amount.is(VKind::Bound)) {
     Apply(Set, Amount);
     return;

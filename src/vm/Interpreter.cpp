@@ -38,6 +38,29 @@ void Interpreter::step(uint64_t N) {
 void Interpreter::markStructural() {
   StructuralPending = true;
   LastStructural = errorAt("");
+  graphChanged();
+}
+
+const sim::SimResult &Interpreter::currentReplay() {
+  if (Replay && ReplayVersion == GraphVersion)
+    return *Replay;
+  ensureFinalized();
+  auto R = sim::simulate(graph());
+  if (!R)
+    fail("a container's duration needs a replay of the graph as it stands, "
+         "and it cannot be simulated: " +
+         llvm::toString(R.takeError()));
+  Replay = std::move(*R);
+  ReplayVersion = GraphVersion;
+  return *Replay;
+}
+
+int64_t Interpreter::containerDuration(graph::TaskId T) {
+  const sim::SimResult &R = currentReplay();
+  if (T >= R.Start.size() || R.Start[T] == graph::NoTime ||
+      R.End[T] == graph::NoTime)
+    return 0;
+  return R.End[T] - R.Start[T];
 }
 
 void Interpreter::ensureFinalized() {

@@ -197,8 +197,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     TaskId T = Obj.asId();
     if (G.isLeaf(T))
       return Dur(G.Dur[T]);
-    ensureFinalized();
-    return Dur(graph::innerTime(G, T) + G.Lead[T] + G.Trail[T]);
+    return Dur(containerDuration(T));
   }
   case MemberId::Task_measured: {
     int64_t M = G.MeasuredDur[Obj.asId()];
@@ -297,9 +296,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
       } else if (G.isLeaf(T)) {
         Sum += G.Dur[T];
       } else {
-        if (!G.lookupsCurrent())
-          ensureFinalized();
-        Sum += graph::innerTime(G, T) + G.Lead[T] + G.Trail[T];
+        Sum += containerDuration(T);
       }
     }
     return Value::number(Sum, Info.D);

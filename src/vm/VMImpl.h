@@ -157,6 +157,22 @@ private:
   bool StructuralPending = false;
   void markStructural();
 
+  /// The replay of the graph as the model has left it so far (no
+  /// schedules), for containers' durations: simulated on first use after
+  /// each change (GraphVersion counts them).
+  uint64_t GraphVersion = 0;
+  uint64_t ReplayVersion = ~uint64_t(0);
+  std::optional<sim::SimResult> Replay;
+
+public:
+  void graphChanged() { ++GraphVersion; }
+  const sim::SimResult &currentReplay();
+  /// A container's duration: its span in currentReplay() (its measured
+  /// time on an unchanged graph); 0 when nothing of it is left.
+  int64_t containerDuration(graph::TaskId T);
+
+private:
+
   void decodeConstants();
   void applySettings();
   Value execute(size_t StopDepth);
