@@ -43,8 +43,13 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
     return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
   };
   Mem.prepare(Tr, G, *B.Base, B.Chosen, Env);
-  // The work per iteration before the model changes it.
-  std::vector<std::vector<int64_t>> BaseWork = sim::iterationWork(G);
+  // The replay's steady state, before the model changes the graph.
+  std::vector<Steady> BaseSteady;
+  {
+    std::vector<std::vector<int64_t>> BaseWork = sim::iterationWork(G);
+    for (size_t I : B.Chosen)
+      BaseSteady.push_back(steadyState(G, BaseWork, *B.Base, I));
+  }
   vm::RunOptions RO;
   RO.MaxSteps = MaxSteps;
   RO.Settings = Settings;
@@ -71,7 +76,8 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(G, MStart, MEnd);
   std::vector<std::vector<int64_t>> PredWork = sim::iterationWork(G);
-  for (size_t I : B.Chosen) {
+  for (size_t K = 0; K < B.Chosen.size(); ++K) {
+    size_t I = B.Chosen[K];
     const graph::Iteration &It = G.Iterations[I];
     Outcome O;
     O.Index = I;
@@ -79,7 +85,7 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
                  measuredPointTime(G, It.Begin, MEnd);
     O.Baseline = sim::iterationTime(G, *B.Base, It);
     O.PredictedSpan = sim::iterationTime(G, *Pred, It);
-    Steady SB = steadyState(G, BaseWork, *B.Base, I);
+    const Steady &SB = BaseSteady[K];
     Steady SP = steadyState(G, PredWork, *Pred, I);
     O.BaselineSteady = SB.Time;
     O.BasePiling = SB.Piling;
@@ -145,14 +151,40 @@ Steady dd::driver::steadyState(const graph::Graph &G,
       Most = Res;
     }
   }
-  if (Most == graph::NoResource ||
-      double(MostWork) <= double(Time) * (1 + BacklogMargin))
-    return S;
   int64_t N = static_cast<int64_t>(Window.size());
-  S.Piling.Resource = G.Resources[Most].Name;
-  S.Piling.PerIteration = MostWork / N;
+  if (Most != graph::NoResource &&
+      double(MostWork) > double(Time) * (1 + BacklogMargin)) {
+    S.Piling.Resource = G.Resources[Most].Name;
+    S.Piling.PerIteration = MostWork / N;
+  }
+  // Work that no one resource overloads can still fall behind, through a
+  // cycle of dependencies across resources (the optimizer's kernels wait
+  // for communication that waits for backward): how much later, after its
+  // iteration's end, each iteration's work finishes.
+  if (N >= 2) {
+    std::vector<int64_t> Done(Window.size(), INT64_MIN);
+    for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+      int32_t It = G.IterationOf[T];
+      if (It < static_cast<int32_t>(Window.front()) ||
+          It > static_cast<int32_t>(Window.back()) || !G.isLeaf(T) ||
+          G.isRemoved(T) || T >= R.End.size() || R.End[T] == graph::NoTime)
+        continue;
+      for (size_t K = 0; K < Window.size(); ++K)
+        if (Window[K] == static_cast<size_t>(It))
+          Done[K] = std::max(Done[K], R.End[T]);
+    }
+    auto Behind = [&](size_t K) {
+      int64_t End = sim::iterationSpan(G, R, G.Iterations[Window[K]]).second;
+      return Done[K] == INT64_MIN ? 0 : std::max<int64_t>(0, Done[K] - End);
+    };
+    int64_t Growth = (Behind(Window.size() - 1) - Behind(0)) / (N - 1);
+    if (double(Growth) > double(Time / N) * BacklogMargin)
+      S.Piling.Growth = Growth;
+  }
+  if (!S.Piling.piling())
+    return S;
   S.Piling.IterationTime = Time / N;
   S.Piling.Window = Window.size();
-  S.Time = std::max(S.Time, S.Piling.PerIteration);
+  S.Time = std::max({S.Time, S.Piling.PerIteration, S.Time + S.Piling.Growth});
   return S;
 }

@@ -33,21 +33,27 @@ struct Baseline {
   const sim::SimResult *Base = nullptr;
 };
 
-/// Work piling up on one resource: over an iteration and its neighbours,
-/// the work they put on it exceeds the time they take (by more than
-/// BacklogMargin), so that repeated it would fall further behind each
-/// iteration.
+/// Work piling up: over an iteration and its neighbours, the work they put
+/// on one resource exceeds the time they take, or their work finishes
+/// further past their ends each iteration (by more than BacklogMargin):
+/// repeated, the run would fall further behind each iteration.
 struct Backlog {
-  std::string Resource; ///< empty: nothing piles up
-  int64_t PerIteration = 0;  ///< its work per iteration over the window
+  /// The resource whose work over the window exceeds its time (empty:
+  /// none), and that work per iteration.
+  std::string Resource;
+  int64_t PerIteration = 0;
+  /// How much later, past its iteration's end, each iteration's work
+  /// finishes than the one before's (0: no growth beyond the margin).
+  int64_t Growth = 0;
   int64_t IterationTime = 0; ///< the window's iterations' mean time
   size_t Window = 0;         ///< iterations in the window
-  bool piling() const { return !Resource.empty(); }
+  bool piling() const { return !Resource.empty() || Growth > 0; }
 };
 constexpr double BacklogMargin = 0.05;
 
-/// An iteration's steady state: its time, or the work per iteration of a
-/// resource where work piles up, whichever is longer.
+/// An iteration's steady state: its time, or where work piles up, the
+/// longest of: the overloaded resource's work per iteration, and its time
+/// plus how much further behind its work falls each iteration.
 struct Steady {
   int64_t Time = 0;
   Backlog Piling;

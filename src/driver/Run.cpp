@@ -45,13 +45,21 @@ describeChanges(const vm::ChangeStats &C) {
 std::string backlogLines(const Outcome &O) {
   std::string S;
   auto Line = [&](const char *Which, const Backlog &B, int64_t Span) {
-    S += fmt::format("           {}: work piles up on {} ({} per iteration, "
-                     "against {} for the {} iterations around this one), so "
-                     "repeated the run goes at its pace (the iteration's own "
-                     "span: {}); a longer trace would show whether it "
-                     "settles there or later\n",
-                     Which, B.Resource, formatDuration(B.PerIteration),
-                     formatDuration(B.IterationTime), B.Window,
+    std::string What;
+    if (!B.Resource.empty())
+      What = fmt::format("{} has {} of work per iteration", B.Resource,
+                         formatDuration(B.PerIteration));
+    if (B.Growth > 0)
+      What += fmt::format("{}each iteration's work finishes {} further "
+                          "past its end",
+                          What.empty() ? "" : ", and ",
+                          formatDuration(B.Growth));
+    S += fmt::format("           {}: work piles up ({}, against {} per "
+                     "iteration over the {} around this one), so repeated "
+                     "the run falls behind its CPU (the iteration's own "
+                     "span: {}); a longer trace would show where it "
+                     "settles\n",
+                     Which, What, formatDuration(B.IterationTime), B.Window,
                      formatDuration(Span));
   };
   if (O.BasePiling.piling())
@@ -75,6 +83,7 @@ void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B) {
   W.beginObject()
       .field("resource", B.Resource)
       .field("work_per_iteration_ns", B.PerIteration)
+      .field("growth_per_iteration_ns", B.Growth)
       .field("iteration_ns", B.IterationTime)
       .field("window", B.Window)
       .endObject();
