@@ -2,6 +2,8 @@
 
 #include "driver/Format.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 using namespace dd::driver;
@@ -49,4 +51,42 @@ std::string dd::driver::renderPathShares(const graph::Graph &G,
                          double(std::max<int64_t>(1, P.Length)))});
   }
   return T.render();
+}
+
+std::string dd::driver::boundByLine(const graph::Graph &G,
+                                    const sim::CriticalPath &P) {
+  std::string Out;
+  for (const sim::PathShare &S : sim::sharesByBound(G, P))
+    Out += fmt::format("{}{} {}", Out.empty() ? "" : ", ", S.Label,
+                       formatPercent(double(S.Time) /
+                                     double(std::max<int64_t>(1, P.Length))));
+  return Out.empty() ? Out : "bound by   " + Out + " (of the critical path)\n";
+}
+
+std::string dd::driver::longestTasksLines(const graph::Graph &G,
+                                          const sim::CriticalPath &P) {
+  std::vector<sim::PathTask> Top = sim::longestTasks(G, P, 5);
+  if (Top.empty())
+    return "";
+  Table T;
+  T.alignRight(2);
+  T.alignRight(3);
+  for (const sim::PathTask &X : Top)
+    T.row({X.Name.size() <= 60 ? X.Name : X.Name.substr(0, 57) + "...",
+           X.Resource, fmt::format("{}x", formatCount(X.Count)),
+           formatDuration(X.Time)});
+  return "  longest tasks on it:\n" + T.render("    ");
+}
+
+void dd::driver::writeLongestTasks(JsonWriter &W, const graph::Graph &G,
+                                   const sim::CriticalPath &P) {
+  W.key("critical_tasks").beginArray();
+  for (const sim::PathTask &X : sim::longestTasks(G, P, 10))
+    W.beginObject()
+        .field("name", X.Name)
+        .field("resource", X.Resource)
+        .field("count", X.Count)
+        .field("ns", X.Time)
+        .endObject();
+  W.endArray();
 }

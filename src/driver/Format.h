@@ -38,6 +38,16 @@ private:
   std::vector<bool> RightAligned;
 };
 
+/// "bound by   framework overhead 54.7%, synchronisation 30.0%, ...": what
+/// the critical path's time was (sim::sharesByBound), as a line.
+std::string boundByLine(const graph::Graph &G, const sim::CriticalPath &P);
+/// The tasks that ran longest on the path (at most 5), as lines.
+std::string longestTasksLines(const graph::Graph &G,
+                              const sim::CriticalPath &P);
+/// Writes "critical_tasks": the tasks that ran longest on the path (at
+/// most 10), each {name, resource, count, ns}.
+void writeLongestTasks(JsonWriter &W, const graph::Graph &G,
+                       const sim::CriticalPath &P);
 /// The largest shares of a critical path by activity (at most 8), with
 /// their time and share of the path, as a table.
 std::string renderPathShares(const graph::Graph &G, const sim::CriticalPath &P);

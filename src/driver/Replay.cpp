@@ -51,18 +51,20 @@ void printText(const std::string &Path, const graph::Graph &G,
         formatDuration(R.MeasuredBusy), formatDuration(R.ReplayedBusy),
         formatPercent(R.Replayed ? double(R.ReplayedBusy) / double(R.Replayed)
                                  : 0.0));
+    Out += boundByLine(G, R.Path);
     Out += fmt::format("\ncritical path  {}\n", formatDuration(R.Path.Length));
     Out += renderPathShares(G, R.Path);
+    Out += longestTasksLines(G, R.Path);
     auto Phases = sim::sharesByPhase(G, R.Path);
     if (!Phases.empty()) {
-      Out += "  by phase:";
+      Out += "  by phase (running time on the path):";
       for (const auto &S : Phases)
         Out += fmt::format(" {} {},", S.Label, formatDuration(S.Time));
       Out.back() = '\n';
     }
     auto Layers = sim::sharesByLayer(G, R.Path);
     if (!Layers.empty()) {
-      Out += "  by layer:";
+      Out += "  by layer (running time on the path):";
       size_t N = 0;
       for (const auto &S : Layers) {
         if (++N > 6)
@@ -183,6 +185,8 @@ void printJson(const graph::Graph &G,
       W.endArray();
     };
     Shares("critical_path", sim::sharesByActivity(G, R.Path));
+    Shares("bound_by", sim::sharesByBound(G, R.Path));
+    writeLongestTasks(W, G, R.Path);
     Shares("critical_path_phases", sim::sharesByPhase(G, R.Path));
     Shares("critical_path_layers", sim::sharesByLayer(G, R.Path));
     W.endObject();

@@ -10,6 +10,7 @@
 #include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "driver/Sweep.h"
+#include "sim/CriticalPath.h"
 #include "vm/VM.h"
 
 #include <fmt/format.h>
@@ -92,7 +93,8 @@ void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B) {
 void printText(const std::string &ModelPath,
                const compiler::CompiledModel &Model, const std::string &Trace,
                const graph::Graph &G, const std::vector<Outcome> &Out,
-               const vm::RunResult &R, const std::vector<SettingAxis> &Axes) {
+               const vm::RunResult &R, const std::vector<SettingAxis> &Axes,
+               const sim::CriticalPath &Path) {
   std::string S = modelLines(ModelPath, Model, Axes, Trace);
   if (Out.size() == 1) {
     const Outcome &O = Out[0];
@@ -106,6 +108,8 @@ void printText(const std::string &ModelPath,
                        formatDuration(O.Predicted), O.speedupText(),
                        formatPercent(O.change(), true));
     S += backlogLines(O);
+    if (!O.emptied())
+      S += boundByLine(G, Path);
   } else {
     Table T;
     T.row({"iteration", "measured", "replayed", "predicted", "speedup"});
@@ -138,7 +142,8 @@ void printText(const std::string &ModelPath,
 void printJson(const std::string &ModelPath, const std::string &Trace,
                const graph::Graph &G, const compiler::CompiledModel &Model,
                const std::vector<Outcome> &Out, const vm::RunResult &R,
-               const std::vector<SettingAxis> &Axes, const RunMemory &Mem) {
+               const std::vector<SettingAxis> &Axes, const RunMemory &Mem,
+               const sim::CriticalPath &Path) {
   std::string S;
   JsonWriter W(S);
   W.beginObject();
@@ -155,6 +160,12 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("predicted_span_ns", O.PredictedSpan);
   writeBacklog(W, "baseline_backlog", O.BasePiling);
   writeBacklog(W, "backlog", O.PredPiling);
+  // What bounds the predicted iteration, and the tasks on its critical path.
+  W.key("bound_by").beginArray();
+  for (const sim::PathShare &Sh : sim::sharesByBound(G, Path))
+    W.beginObject().field("what", Sh.Label).field("ns", Sh.Time).endObject();
+  W.endArray();
+  writeLongestTasks(W, G, Path);
   W.field("replay_error", O.replayError());
   W.key("params").beginObject();
   for (const compiler::ParamSummary &P : Model.Params)
@@ -379,10 +390,14 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(Path, P.SimError);
     return ExitBadInput;
   }
+  // The critical path of the first reported iteration, as predicted.
+  const graph::Iteration &First = G->Iterations[P.Out.front().Index];
+  sim::CriticalPath CP = sim::criticalPath(
+      *G, *P.Pred, First.End, sim::iterationSpan(*G, *P.Pred, First).first);
   if (T.Format == OutputFormat::Json) {
-    printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, *Axes, P.Mem);
+    printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, *Axes, P.Mem, CP);
   } else {
-    printText(Path, *Model, T.TracePath, *G, P.Out, P.R, *Axes);
+    printText(Path, *Model, T.TracePath, *G, P.Out, P.R, *Axes, CP);
     std::fputs(P.Mem.text().c_str(), stdout);
   }
   if (!wantsOutputs(T))

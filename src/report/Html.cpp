@@ -364,36 +364,20 @@ void HtmlWriter::critical() {
   Out += "</table>\n";
 
   // The tasks that ran longest on the after path, by name.
-  llvm::StringMap<std::pair<int64_t, uint64_t>> ByName;
-  llvm::StringMap<std::string> ResOf;
-  for (const auto &P : AP)
-    for (const sim::PathSegment &S : P.Segments)
-      if (S.Kind == sim::SegmentKind::Run) {
-        auto &E = ByName[G.name(S.Task)];
-        E.first += S.End - S.Begin;
-        ++E.second;
-        ResOf[G.name(S.Task)] = G.Resources[G.Res[S.Task]].Name;
-      }
-  std::vector<std::pair<std::string, std::pair<int64_t, uint64_t>>> Top;
-  for (auto &E : ByName)
-    Top.push_back({E.getKey().str(), E.getValue()});
-  std::sort(Top.begin(), Top.end(), [](const auto &X, const auto &Y) {
-    return X.second.first != Y.second.first ? X.second.first > Y.second.first
-                                            : X.first < Y.first;
-  });
+  std::vector<sim::PathTask> Top = sim::longestTasks(G, AP, 10);
   if (!Top.empty()) {
     Out += fmt::format("<h3>Longest tasks on the {} critical path</h3>\n"
                        "<table class=\"grid\" id=\"critical-tasks\"><tr><th>"
                        "task</th><th>resource</th><th>count</th><th>time</th>"
                        "</tr>\n",
                        htmlEscape(D.after().Label));
-    for (size_t I = 0; I < Top.size() && I < 10; ++I)
+    for (const sim::PathTask &T : Top)
       Out += fmt::format(
           "<tr><td title=\"{}\">{}</td><td>{}</td>"
           "<td class=\"num\">{}</td>{}</tr>\n",
-          htmlEscape(Top[I].first), htmlEscape(shorten(Top[I].first, 80)),
-          htmlEscape(ResOf[Top[I].first]), formatCount(Top[I].second.second),
-          durationCell(nullptr, Top[I].second.first));
+          htmlEscape(T.Name), htmlEscape(shorten(T.Name, 80)),
+          htmlEscape(T.Resource), formatCount(T.Count),
+          durationCell(nullptr, T.Time));
     Out += "</table>\n";
   }
   Out += "</section>\n";

@@ -174,3 +174,89 @@ std::vector<PathShare> sim::sharesByPhase(const Graph &G,
       M[phaseName(G.PhaseOf[S.Task])] += S.End - S.Begin;
   return sorted(M);
 }
+
+namespace {
+
+/// Whether \p T runs inside a DataLoader's __next__ (PyTorch names the range
+/// "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" and the
+/// like).
+bool inDataLoading(const Graph &G, TaskId T) {
+  for (TaskId P = T; P != NoTask; P = G.Parent[P]) {
+    std::string_view N = G.name(P);
+    if (N.find("DataLoader") != std::string_view::npos &&
+        N.find("__next__") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::vector<PathShare> sim::sharesByBound(const Graph &G,
+                                          const CriticalPath &P) {
+  llvm::StringMap<int64_t> M;
+  for (const PathSegment &S : P.Segments) {
+    int64_t D = S.End - S.Begin;
+    if (D <= 0)
+      continue;
+    const Resource &Res = G.Resources[G.Res[S.Task]];
+    bool Cpu = Res.Kind == ResourceKind::CpuThread;
+    switch (S.Kind) {
+    case SegmentKind::Run:
+    case SegmentKind::Gap:
+      if (G.Kind[S.Task] == TaskKind::Comm && S.Kind == SegmentKind::Run)
+        M["communication"] += D;
+      else if (!Cpu)
+        M["GPU work"] += D;
+      else if (inDataLoading(G, S.Task))
+        M["data loading"] += D;
+      else
+        M["framework overhead"] += D;
+      break;
+    case SegmentKind::Delay:
+      switch (G.Lowered[S.Edge].Kind) {
+      case EdgeKind::Launch:
+        M["framework overhead"] += D;
+        break;
+      case EdgeKind::EventWait:
+        M["GPU work"] += D;
+        break;
+      case EdgeKind::Sync:
+      case EdgeKind::QueueFull:
+      case EdgeKind::Wake:
+        M["synchronisation"] += D;
+        break;
+      default:
+        M[Cpu ? "framework overhead" : "GPU work"] += D;
+        break;
+      }
+      break;
+    }
+  }
+  return sorted(M);
+}
+
+std::vector<PathTask> sim::longestTasks(const Graph &G,
+                                        llvm::ArrayRef<CriticalPath> Paths,
+                                        size_t N) {
+  llvm::StringMap<PathTask> ByName;
+  for (const CriticalPath &P : Paths)
+    for (const PathSegment &S : P.Segments)
+      if (S.Kind == SegmentKind::Run) {
+        PathTask &E = ByName[G.name(S.Task)];
+        E.Time += S.End - S.Begin;
+        ++E.Count;
+        E.Resource = G.Resources[G.Res[S.Task]].Name;
+      }
+  std::vector<PathTask> Top;
+  for (auto &E : ByName) {
+    Top.push_back(std::move(E.getValue()));
+    Top.back().Name = E.getKey().str();
+  }
+  std::sort(Top.begin(), Top.end(), [](const PathTask &X, const PathTask &Y) {
+    return X.Time != Y.Time ? X.Time > Y.Time : X.Name < Y.Name;
+  });
+  if (Top.size() > N)
+    Top.resize(N);
+  return Top;
+}

@@ -54,6 +54,26 @@ std::vector<PathShare> sharesByLayer(const Graph &G, const CriticalPath &P);
 /// Running time on the path by phase.
 std::vector<PathShare> sharesByPhase(const Graph &G, const CriticalPath &P);
 
+/// What bounds the run: the path's time in five kinds, largest first, those
+/// with none left out. "GPU work" (GPU operations running, the gaps between
+/// them, cross-stream waits), "communication" (collectives running),
+/// "data loading" (the CPU inside a DataLoader's __next__), "framework
+/// overhead" (the CPU's calls and the time between them, launch latency),
+/// "synchronisation" (the CPU waiting for the GPU or another thread).
+std::vector<PathShare> sharesByBound(const Graph &G, const CriticalPath &P);
+
+/// The tasks that ran longest on the path, by name: with their resource
+/// (of the last seen), how many ran and their running time; longest first,
+/// at most \p N.
+struct PathTask {
+  std::string Name, Resource;
+  uint64_t Count = 0;
+  int64_t Time = 0;
+};
+std::vector<PathTask> longestTasks(const Graph &G,
+                                   llvm::ArrayRef<CriticalPath> Paths,
+                                   size_t N);
+
 } // namespace dd::sim
 
 #endif
