@@ -332,6 +332,10 @@ report::Sweep dd::driver::sweepForReport(const SweepHeader &H,
                           K < Values.size() ? Numbers[I][K] : std::nullopt});
     }
     P.PredictedNs = R.Result.Predicted;
+    if (R.HasMemory) {
+      P.PeakBytes = R.PeakBytes;
+      P.DeviceMemory = R.DeviceMemory;
+    }
     S.Points.push_back(std::move(P));
   }
   return S;

@@ -247,7 +247,7 @@ void HtmlWriter::changedTasks() {
         "<tr><td title=\"{}\">{}</td><td>{}</td>"
         "<td class=\"num\">{}</td>{}{}<td class=\"num\">{}{}"
         "</td></tr>\n",
-        htmlEscape(R.Name), htmlEscape(shorten(R.Name, 80)), R.Kind,
+        htmlEscape(R.Name), htmlEscape(shorten(R.Name, 240)), R.Kind,
         formatCount(R.Count), durationCell(nullptr, R.Before),
         durationCell(nullptr, R.After), R.After >= R.Before ? "+" : "",
         formatDuration(R.After - R.Before));
@@ -375,7 +375,7 @@ void HtmlWriter::critical() {
       Out += fmt::format(
           "<tr><td title=\"{}\">{}</td><td>{}</td>"
           "<td class=\"num\">{}</td>{}</tr>\n",
-          htmlEscape(T.Name), htmlEscape(shorten(T.Name, 80)),
+          htmlEscape(T.Name), htmlEscape(shorten(T.Name, 240)),
           htmlEscape(T.Resource), formatCount(T.Count),
           durationCell(nullptr, T.Time));
     Out += "</table>\n";
@@ -398,14 +398,30 @@ void HtmlWriter::sweep() {
   Out += "<table class=\"grid\" id=\"sweep-table\"><tr>";
   for (const std::string &P : S.Params)
     Out += "<th>" + htmlEscape(P) + "</th>";
-  Out += "<th>predicted</th><th>speedup</th></tr>\n";
+  bool Memory = std::any_of(S.Points.begin(), S.Points.end(),
+                            [](const SweepPoint &P) { return P.PeakBytes >= 0; });
+  Out += "<th>predicted</th><th>speedup</th>";
+  if (Memory)
+    Out += "<th>peak memory</th><th>fits</th>";
+  Out += "</tr>\n";
   for (const SweepPoint &P : S.Points) {
-    Out += "<tr>";
+    Out += P.outOfMemory() ? "<tr class=\"oom\">" : "<tr>";
     for (const SweepValue &V : P.Values)
       Out += "<td>" + htmlEscape(V.Text) + "</td>";
     Out += durationCell(nullptr, P.PredictedNs) +
-           fmt::format("<td class=\"num\">{}</td></tr>\n",
+           fmt::format("<td class=\"num\">{}</td>",
                        formatSpeedup(S.BaselineNs, P.PredictedNs));
+    if (Memory)
+      Out += fmt::format(
+          "<td class=\"num\">{}</td><td class=\"fits\">{}</td>",
+          P.PeakBytes < 0 ? std::string("-")
+                          : fmt::format("{:.3f} GiB",
+                                        double(P.PeakBytes) /
+                                            (1024.0 * 1024 * 1024)),
+          P.PeakBytes < 0 || P.DeviceMemory <= 0 ? "-"
+          : P.outOfMemory()                      ? "NO: out of memory"
+                                                 : "yes");
+    Out += "</tr>\n";
   }
   Out += "</table></section>\n";
 }

@@ -341,7 +341,9 @@ void PageWriter::sweep() {
       else
         W.null();
     }
-    W.endArray().field("ns", P.PredictedNs).endObject();
+    W.endArray().field("ns", P.PredictedNs);
+    W.field("peak", P.PeakBytes).field("capacity", P.DeviceMemory);
+    W.field("oom", P.outOfMemory()).endObject();
   }
   W.endArray().endObject();
 }

@@ -66,6 +66,12 @@ struct SweepValue {
 struct SweepPoint {
   std::vector<SweepValue> Values; ///< one per Sweep::Params
   int64_t PredictedNs = 0;
+  /// The predicted peak (-1: the trace has no memory records) and the
+  /// device memory it is compared with (0: unknown).
+  int64_t PeakBytes = -1, DeviceMemory = 0;
+  bool outOfMemory() const {
+    return PeakBytes >= 0 && DeviceMemory > 0 && PeakBytes > DeviceMemory;
+  }
 };
 
 /// The results of a sweep. The plot puts the first parameter on the x axis

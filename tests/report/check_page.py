@@ -96,9 +96,16 @@ def static_checks(html, command, out):
             expect_cell(html, "measured", rep["measured_ns"])
             expect_cell(html, "replayed", rep["baseline_ns"])
             names = rep["sweep"]["params"]
+            # Out-of-memory points say so in the table, as the command does.
+            oom = sum(1 for p in rep["sweep"]["points"] if p.get("fits") is False)
+            rows = len(re.findall(r'<td class="fits">NO: out of memory</td>', html))
+            if rows != oom:
+                fail(f"the sweep table marks {rows} runs out of memory, the "
+                     f"command {oom}")
             return {"params": names,
                     "points": [{"values": [p["params"][k] for k in names],
-                                "ns": p["predicted_ns"]}
+                                "ns": p["predicted_ns"],
+                                "oom": p.get("fits") is False}
                                for p in rep["sweep"]["points"]]}
         its = rep.get("iterations", [rep])
         total = {k: sum(it[k] for it in its)
@@ -236,6 +243,21 @@ def main(argv):
         fail("no timeline canvas")
 
     drawn = bars(dom)
+    # A layer chart that shows the largest layers lists them largest first,
+    # as its heading says.
+    for part in re.split(r"<h3>By layer(?:: | \()the ", dom)[1:]:
+        part = part.split("<h3>")[0]
+        sizes, order = {}, []
+        for m in re.finditer(r'<rect [^>]*>', part):
+            a = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+            if "data-label" in a:
+                if a["data-label"] not in sizes:
+                    order.append(a["data-label"])
+                sizes[a["data-label"]] = max(sizes.get(a["data-label"], 0),
+                                             int(a["data-ns"]))
+        got = [sizes[l] for l in order]
+        if got != sorted(got, reverse=True):
+            fail(f"the layer chart says largest first and shows {got[:6]}...")
     if command == "replay" and rep:
         if not drawn:
             fail("no bars")
@@ -249,13 +271,18 @@ def main(argv):
                          f"the command says {s['ns']}")
     if sweep:
         points = rep["points"]
-        circles = re.findall(r'<circle [^>]*class="point"[^>]*data-ns="(\d+)"[^>]*>'
+        circles = re.findall(r'<circle [^>]*class="point(?: oom)?"[^>]*data-ns="(\d+)"[^>]*>'
                              r'<title>([^<]*)</title>', dom)
         if len(circles) != len(points):
             fail(f"{len(circles)} sweep points drawn, {len(points)} results")
         want = sorted((str(p["ns"]), ", ".join(f"{k} = {v}" for k, v in
                                               zip(rep["params"], p["values"]))
-                       + ": " + fmt_duration(p["ns"])) for p in points)
+                       + ": " + fmt_duration(p["ns"])
+                       + (", out of memory" if p["oom"] else "")) for p in points)
+        drawn_oom = len(re.findall(r'<circle [^>]*class="point oom"', dom))
+        if drawn_oom != sum(p["oom"] for p in points):
+            fail(f"{drawn_oom} sweep points drawn out of memory, "
+                 f"{sum(p['oom'] for p in points)} results")
         if sorted(circles) != want:
             fail(f"sweep points {sorted(circles)[:3]}..., want {want[:3]}...")
 

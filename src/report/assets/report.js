@@ -286,16 +286,17 @@
     var val = function (side, i) { return m[side] ? m[side][i] : 0; };
     idx = idx.filter(function (i) { return val('before', i) || val('after', i); });
     var total = idx.length;
-    if (limit && idx.length > limit) {
-      // The largest, shown in the model's order.
-      var big = idx.slice().sort(function (x, y) {
+    var largest = limit && idx.length > limit;
+    if (largest) {
+      // The largest, largest first, as the heading says.
+      idx = idx.slice().sort(function (x, y) {
         return Math.max(val('before', y), val('after', y)) -
           Math.max(val('before', x), val('after', x)) || x - y;
       }).slice(0, limit);
-      idx = idx.filter(function (i) { return big.indexOf(i) >= 0; });
     }
     var hdr = el('h3', {}, root);
-    hdr.textContent = heading + (idx.length < total ? ' (the ' + idx.length + ' largest of ' + total + ')' : '');
+    hdr.textContent = heading + (largest ? ': the ' + idx.length + ' largest of ' + total + ', largest first'
+      : limit === 0 && heading === 'By layer' ? ', in the model\'s order' : '');
     if (!idx.length) {
       el('p', { class: 'note' }, root).textContent = 'Nothing to show for this measure.';
       return;
@@ -457,9 +458,12 @@
         fill: 'none', stroke: col, 'stroke-width': 1.5
       }, svg);
       s.forEach(function (p) {
-        var c = svgEl('circle', { cx: X(xOf(p)), cy: Y(p.ns), r: 4, fill: col, class: 'point', 'data-ns': p.ns }, svg);
+        // An out-of-memory point: hollow, ringed in red, and its title says so.
+        var c = svgEl('circle', p.oom
+          ? { cx: X(xOf(p)), cy: Y(p.ns), r: 5, fill: '#fff', stroke: '#c0392b', 'stroke-width': 2, class: 'point oom', 'data-ns': p.ns }
+          : { cx: X(xOf(p)), cy: Y(p.ns), r: 4, fill: col, class: 'point', 'data-ns': p.ns }, svg);
         var what = p.text.map(function (t, i) { return sw.params[i] + ' = ' + t; }).join(', ');
-        title(c, what + ': ' + fmtDur(p.ns));
+        title(c, what + ': ' + fmtDur(p.ns) + (p.oom ? ', out of memory' : ''));
       });
     });
     if (order.length > 1 || order[0]) {
