@@ -4,6 +4,7 @@
 #include "driver/Format.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "graph/KernelClass.h"
 #include "memory/MemoryModel.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -34,6 +35,10 @@ std::string shorten(std::string_view S, size_t Max = 90) {
 struct Facts {
   std::vector<std::pair<std::string, uint64_t>> Kinds;
   std::vector<Named> Threads, Streams, Kernels, Layers;
+  /// GPU time of the graph's tasks by kernel class (graph/KernelClass.h),
+  /// in the classes' order, those with none left out.
+  std::vector<Named> Classes;
+  int64_t ClassTotal = 0;
   std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
@@ -110,6 +115,44 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
       L[G->LayerOf[X]].Time += G->MeasuredDur[X];
     }
     F.Layers = std::move(L);
+    std::vector<Named> C(graph::NumKernelClasses);
+    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
+      C[K].Name = std::string(
+          graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+    for (graph::TaskId X = 0; X < G->numTasks(); ++X) {
+      if (!G->isGpu(X) || G->MeasuredDur[X] == graph::NoTime)
+        continue;
+      Named &N = C[static_cast<unsigned>(graph::kernelClassOf(*G, X))];
+      ++N.Count;
+      N.Time += G->MeasuredDur[X];
+      F.ClassTotal += G->MeasuredDur[X];
+    }
+    for (Named &N : C)
+      if (N.Count)
+        F.Classes.push_back(std::move(N));
+  } else {
+    // No graph: the trace's GPU work by its names alone.
+    std::vector<Named> C(graph::NumKernelClasses);
+    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
+      C[K].Name = std::string(
+          graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+    for (trace::EventId E = 0; E < T.numEvents(); ++E) {
+      if (!trace::isGpuWork(T.Kind[E]))
+        continue;
+      graph::TaskKind K = T.Kind[E] == trace::EventKind::Memcpy
+                              ? graph::TaskKind::Memcpy
+                          : T.Kind[E] == trace::EventKind::Memset
+                              ? graph::TaskKind::Memset
+                              : graph::TaskKind::Kernel;
+      Named &N = C[static_cast<unsigned>(
+          graph::classifyKernel(T.name(E), K, "", false))];
+      ++N.Count;
+      N.Time += T.Dur[E];
+      F.ClassTotal += T.Dur[E];
+    }
+    for (Named &N : C)
+      if (N.Count)
+        F.Classes.push_back(std::move(N));
   }
   return F;
 }
@@ -222,6 +265,20 @@ void printText(const trace::Trace &T, const graph::Graph *G,
              formatCount(N.Count) + "x", shorten(N.Name)});
     Out += K.render();
   }
+  if (!F.Classes.empty()) {
+    Out += G ? "\nkernel classes (GPU time of the graph's tasks; see `k.class`)\n"
+             : "\nkernel classes (GPU time of the trace, by kernel names alone: no graph)\n";
+    Table K;
+    K.alignRight(1);
+    K.alignRight(2);
+    K.alignRight(3);
+    for (const Named &N : F.Classes)
+      K.row({N.Name, formatDuration(N.Time),
+             formatPercent(F.ClassTotal ? double(N.Time) / double(F.ClassTotal)
+                                        : 0.0),
+             formatCount(N.Count) + "x"});
+    Out += K.render();
+  }
   if (G && !F.Layers.empty()) {
     std::vector<Named> L = F.Layers;
     std::stable_sort(L.begin(), L.end(), [](const Named &A, const Named &B) {
@@ -316,6 +373,7 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
   List("streams", F.Streams, "events", "busy_ns");
   List("top_kernels", F.Kernels, "count", "total_ns");
   List("layers", F.Layers, "gpu_ops", "gpu_ns");
+  List("kernel_classes", F.Classes, "gpu_ops", "gpu_ns");
   W.endObject();
   Out += '\n';
   std::fputs(Out.c_str(), stdout);

@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "graph/Edit.h"
+#include "graph/KernelClass.h"
 #include "vm/FilterColumns.h"
 #include "vm/VMImpl.h"
 
+#include <array>
 #include <cmath>
 
 using namespace dd;
@@ -88,6 +90,20 @@ private:
       C.Type = Col::Str;
       C.Ids.assign(G.Name.begin(), G.Name.end());
       return C;
+    case MemberId::Task_class: {
+      // Class names as string ids of the graph's pool; none for CPU tasks.
+      std::array<uint32_t, graph::NumKernelClasses> NameOf;
+      for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
+        NameOf[K] = G.Strings.intern(
+            graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+      C.Type = Col::Str;
+      C.Ids.resize(N);
+      for (TaskId T = 0; T < N; ++T)
+        C.Ids[T] = G.isGpu(T) ? NameOf[static_cast<unsigned>(
+                                    graph::kernelClassOf(G, T))]
+                              : NoId;
+      return C;
+    }
     case MemberId::Task_kind:
       IdsOf(Col::Kind, [&](TaskId T) { return static_cast<uint32_t>(G.Kind[T]); });
       return C;

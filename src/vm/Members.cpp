@@ -1,6 +1,7 @@
 //===- Members.cpp - .member on tasks, sets, layers, resources ------------===//
 
 #include "graph/Edit.h"
+#include "graph/KernelClass.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -167,6 +168,12 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::string(std::string(G.name(Obj.asId())));
   case MemberId::Task_kind:
     return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
+  case MemberId::Task_class:
+    // Only GPU work has a class.
+    if (!G.isGpu(Obj.asId()))
+      return Value::none();
+    return Value::string(
+        std::string(graph::kernelClassName(graph::kernelClassOf(G, Obj.asId()))));
   case MemberId::Task_phase:
     return Value::string(graph::phaseName(G.PhaseOf[Obj.asId()]));
   case MemberId::Task_layer: {

@@ -1,0 +1,214 @@
+//===- KernelClass.cpp - What kind of work a GPU task does ----------------===//
+//
+// A kernel is classed by its own name: "void " and the template arguments
+// and parameters left out ("at::native::vectorized_elementwise_kernel",
+// "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"), so that a
+// flash-attention kernel whose template arguments name a GEMM tile is not a
+// GEMM. Generic wrappers (CUTLASS's "cutlass::Kernel", "kernel") are classed
+// by their first template argument, which is the kernel. Where the name
+// says nothing, the operator that launched it decides (aten::addmm launches
+// GEMMs); in an optimizer step, pointwise work is the optimizer's. The
+// patterns are tried in order: attention before GEMM (FMHA kernels are
+// CUTLASS GEMMs), convolution before GEMM (implicit-GEMM convolutions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "graph/KernelClass.h"
+
+#include <array>
+#include <cctype>
+#include <string>
+
+using namespace dd;
+using namespace dd::graph;
+
+std::string_view graph::kernelClassName(KernelClass C) {
+  switch (C) {
+#define DD_KERNEL_CLASS(Name, Description)                                     \
+  case KernelClass::Name:                                                      \
+    return #Name;
+#include "graph/KernelClasses.def"
+  }
+  return "other";
+}
+
+std::string_view graph::kernelClassDescription(KernelClass C) {
+  switch (C) {
+#define DD_KERNEL_CLASS(Name, Description)                                     \
+  case KernelClass::Name:                                                      \
+    return Description;
+#include "graph/KernelClasses.def"
+  }
+  return "";
+}
+
+namespace {
+
+std::string lower(std::string_view S) {
+  std::string Out(S);
+  for (char &C : Out)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return Out;
+}
+
+/// The kernel's own name, lower case: without "void ", anonymous
+/// namespaces, template arguments and parameters; a generic wrapper's first
+/// template argument instead.
+std::string ownName(std::string_view Name) {
+  std::string S(Name);
+  for (std::string_view Drop : {"(anonymous namespace)::", "void "})
+    for (size_t P; (P = S.find(Drop)) != std::string::npos;)
+      S.erase(P, Drop.size());
+  // A return type written out ("std::enable_if<...>::type vllm::f<...>(...)"):
+  // the name follows it.
+  if (S.rfind("std::enable_if<", 0) == 0)
+    if (size_t P = S.find(">::type "); P != std::string::npos)
+      S.erase(0, P + 8);
+  size_t Cut = S.find_first_of("<(");
+  std::string Base = lower(S.substr(0, Cut));
+  while (!Base.empty() && Base.back() == ' ')
+    Base.pop_back();
+  bool Generic = Base == "kernel" || Base == "cutlass::kernel" ||
+                 Base == "cutlass::kernel2" || Base == "cutlass::device_kernel";
+  if (Generic && Cut != std::string::npos && S[Cut] == '<') {
+    std::string Arg = S.substr(Cut + 1);
+    size_t End = Arg.find_first_of("<>,(");
+    return lower(Arg.substr(0, End));
+  }
+  return Base;
+}
+
+bool hasAny(const std::string &S, std::initializer_list<std::string_view> P) {
+  for (std::string_view X : P)
+    if (S.find(X) != std::string::npos)
+      return true;
+  return false;
+}
+
+/// By the kernel's own name; other when it does not say.
+KernelClass byName(const std::string &N) {
+  if (hasAny(N, {"nccl", "rccl", "all_reduce", "allreduce", "all_gather",
+                 "allgather", "reduce_scatter", "alltoall", "multimem"}))
+    return KernelClass::comm;
+  if (hasAny(N, {"flash_fwd", "flash_bwd", "flash::", "flash_attn", "fmha",
+                 "attention", "attn_", "_attn", "sdpa", "mem_eff"}))
+    return KernelClass::attention;
+  if (hasAny(N, {"convolution", "convolve", "conv1d", "conv2d", "conv3d",
+                 "depthwise_conv", "conv_depthwise", "naive_conv", "fprop",
+                 "dgrad", "wgrad", "winograd", "scudnn", "miopen", "igemm"}))
+    return KernelClass::conv;
+  if (hasAny(N, {"softmax"}))
+    return KernelClass::softmax;
+  if (hasAny(N, {"layer_norm", "layernorm", "batch_norm", "batchnorm",
+                 "bn_fw", "bn_bw", "rms_norm", "rmsnorm", "group_norm",
+                 "groupnorm", "instance_norm", "welford"}))
+    return KernelClass::norm;
+  if (hasAny(N, {"rotary"}))
+    return KernelClass::elementwise;
+  if (hasAny(N, {"embedding"}))
+    return KernelClass::embedding;
+  if (hasAny(N, {"multi_tensor_apply", "fused_adam", "adam_", "_adam",
+                 "sgd_", "lamb_", "fused_sgd"}))
+    return KernelClass::optimizer;
+  if (hasAny(N, {"gemm", "gemv", "nvjet", "xmma", "cijk_", "triton_tem",
+                 "bmm", "matmul", "cutlass", "cublas", "hipblaslt", "tensile",
+                 "wmma", "tensorop"}))
+    return KernelClass::gemm;
+  if (hasAny(N, {"reduce", "triton_red", "triton_per", "cub::", "scan",
+                 "argmax", "argmin", "topk", "sort", "histogram", "routing",
+                 "moe::dev::finalize"}))
+    return KernelClass::reduction;
+  if (hasAny(N, {"elementwise", "triton_poi", "catarraybatchedcopy",
+                 "fill", "copy", "index", "gather", "scatter", "where",
+                 "clamp", "threshold", "dropout", "bernoulli", "masked",
+                 "pointwise", "activation", "gelu", "relu", "silu",
+                 "sigmoid", "tanh", "cast", "upsample", "pool", "pad",
+                 "transpose", "permute", "im2col", "col2im", "quant",
+                 "reshape_and_cache", "_copy_", "convert"}))
+    return KernelClass::elementwise;
+  return KernelClass::other;
+}
+
+/// By the operator that launched it; other when it does not say.
+KernelClass byOperator(const std::string &Op) {
+  if (Op.empty())
+    return KernelClass::other;
+  if (hasAny(Op, {"attention", "sdpa", "flash"}))
+    return KernelClass::attention;
+  if (hasAny(Op, {"conv"}))
+    return KernelClass::conv;
+  if (hasAny(Op, {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+                  "aten::matmul", "aten::linear", "aten::addmv", "aten::mv",
+                  "aten::_scaled_mm", "aten::einsum", "aten::dot"}))
+    return KernelClass::gemm;
+  if (hasAny(Op, {"softmax"}))
+    return KernelClass::softmax;
+  if (hasAny(Op, {"aten::norm", "vector_norm", "matrix_norm"}))
+    return KernelClass::reduction;
+  if (hasAny(Op, {"norm"}))
+    return KernelClass::norm;
+  if (hasAny(Op, {"embedding"}))
+    return KernelClass::embedding;
+  if (hasAny(Op, {"_foreach_", "optimizer", "adam", "sgd"}))
+    return KernelClass::optimizer;
+  if (hasAny(Op, {"aten::sum", "aten::mean", "aten::max", "aten::min",
+                  "aten::amax", "aten::amin", "aten::argmax", "aten::argmin",
+                  "aten::var", "aten::std", "aten::prod", "aten::any",
+                  "aten::all", "aten::cumsum", "aten::sort", "aten::topk",
+                  "aten::nonzero", "aten::unique", "nll_loss",
+                  "cross_entropy"}))
+    return KernelClass::reduction;
+  if (Op.rfind("aten::", 0) == 0)
+    return KernelClass::elementwise;
+  return KernelClass::other;
+}
+
+} // namespace
+
+KernelClass graph::classifyKernel(std::string_view Kernel, TaskKind K,
+                                  std::string_view Op, bool Optimizer) {
+  switch (K) {
+  case TaskKind::Memcpy:
+    return KernelClass::copy;
+  case TaskKind::Memset:
+    return KernelClass::memset;
+  case TaskKind::Comm:
+    return KernelClass::comm;
+  case TaskKind::Kernel:
+    break;
+  case TaskKind::CpuOp:
+  case TaskKind::Annotation:
+  case TaskKind::Runtime:
+    return KernelClass::other;
+  }
+  KernelClass C = byName(ownName(Kernel));
+  KernelClass ByOp = byOperator(lower(Op));
+  // A pointwise kernel of an operator of a more specific kind is part of
+  // that kind's work (index_select under aten::embedding, the pointwise
+  // steps of a norm); a kernel whose name says nothing takes the operator's.
+  if (C == KernelClass::other ||
+      (C == KernelClass::elementwise && ByOp != KernelClass::elementwise &&
+       ByOp != KernelClass::other && ByOp != KernelClass::reduction))
+    C = ByOp;
+  // The optimizer step's pointwise and reduction work is the optimizer's.
+  if (Optimizer &&
+      (C == KernelClass::elementwise || C == KernelClass::reduction ||
+       C == KernelClass::other))
+    C = KernelClass::optimizer;
+  return C;
+}
+
+KernelClass graph::kernelClassOf(const Graph &G, TaskId T) {
+  if (!G.isGpu(T))
+    return KernelClass::other;
+  // The operator: the innermost framework operator around the launch call.
+  std::string_view Op;
+  if (TaskId L = G.Launcher[T]; L != NoTask)
+    for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P])
+      if (G.Kind[P] == TaskKind::CpuOp) {
+        Op = G.name(P);
+        break;
+      }
+  return classifyKernel(G.name(T), G.Kind[T], Op,
+                        G.PhaseOf[T] == Phase::Optimizer);
+}

@@ -1,0 +1,42 @@
+//===- KernelClass.h - What kind of work a GPU task does --------*- C++ -*-===//
+//
+// A GPU task's class (gemm, conv, attention, ...; KernelClasses.def) from
+// the kernel's own name, its template arguments left out, together with
+// the operator that launched it where the name does not say. See
+// docs/language.md (`k.class`) for the table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_GRAPH_KERNELCLASS_H
+#define DD_GRAPH_KERNELCLASS_H
+
+#include "graph/Graph.h"
+
+#include <string_view>
+
+namespace dd::graph {
+
+enum class KernelClass : uint8_t {
+#define DD_KERNEL_CLASS(Name, Description) Name,
+#include "graph/KernelClasses.def"
+};
+constexpr unsigned NumKernelClasses = 0
+#define DD_KERNEL_CLASS(Name, Description) +1
+#include "graph/KernelClasses.def"
+    ;
+
+std::string_view kernelClassName(KernelClass C);
+std::string_view kernelClassDescription(KernelClass C);
+
+/// The class of work named \p Kernel (a kernel's name as traced) of task
+/// kind \p K, launched by operator \p Op ("" when unknown); \p Optimizer
+/// when it ran in an optimizer step.
+KernelClass classifyKernel(std::string_view Kernel, TaskKind K,
+                           std::string_view Op, bool Optimizer);
+
+/// The class of GPU task \p T of \p G (the operator: its launch call's
+/// innermost enclosing one); other for CPU tasks.
+KernelClass kernelClassOf(const Graph &G, TaskId T);
+
+} // namespace dd::graph
+
+#endif
