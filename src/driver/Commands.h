@@ -47,6 +47,13 @@ struct ModelOptions {
 };
 
 int runModel(const ModelOptions &M, const TraceOptions &T);
+
+/// `ddscript opportunities`: a ranked list of simulated what-ifs.
+struct OpportunityOptions {
+  double Factor = 2; ///< how much faster each what-if makes its tasks
+  size_t Top = 10;   ///< how many to list
+};
+int runOpportunities(const OpportunityOptions &O, const TraceOptions &T);
 int runCheck(const std::vector<std::string> &Models);
 int runDisasm(const std::string &Model);
 /// `ddscript models`: the models and libraries on the search path, with

@@ -227,6 +227,26 @@ int main(int argc, char **argv) {
                   : ExitBadInput);
   });
 
+  OpportunityOptions Opp;
+  TraceOptions OppTrace;
+  CLI::App *OppCmd = App.add_subcommand(
+      "opportunities",
+      "Rank simulated what-ifs: each kernel class, phase and top layer "
+      "faster, data loading gone, communication faster, syncs removed, the "
+      "optimizer fused");
+  addTraceOptions(OppCmd, OppTrace, true);
+  OppCmd
+      ->add_option("--factor", Opp.Factor,
+                   "How much faster each what-if makes its tasks (default 2)");
+  OppCmd
+      ->add_option("--top", Opp.Top, "How many to list (default 10)")
+      ->check(wholeNumber(1, 1000));
+  OppCmd->callback([&] {
+    std::exit(resolveTraces(OppTrace, "opportunities", false)
+                  ? runOpportunities(Opp, OppTrace)
+                  : ExitBadInput);
+  });
+
   std::vector<std::string> CheckModels;
   CLI::App *CheckCmd = App.add_subcommand(
       "check", "Check models without running them (no trace needed)");
