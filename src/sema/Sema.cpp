@@ -20,6 +20,14 @@ const std::vector<std::string> &sema::taskKindNames() {
   return K;
 }
 
+const std::vector<std::string> &sema::kernelClassNames() {
+  static const std::vector<std::string> C = {
+#define DD_KERNEL_CLASS(Name, Description) #Name,
+#include "graph/KernelClasses.def"
+  };
+  return C;
+}
+
 const std::vector<std::string> &sema::blockClassNames() {
   static const std::vector<std::string> C = {"persistent", "activation",
                                              "temporary", "cross-phase"};

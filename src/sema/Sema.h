@@ -45,6 +45,8 @@ const std::vector<std::string> &phaseNames();
 const std::vector<std::string> &taskKindNames();
 /// The classes a memory block may have ("activation", ...).
 const std::vector<std::string> &blockClassNames();
+/// The classes of GPU work a task may have ("gemm", ...).
+const std::vector<std::string> &kernelClassNames();
 /// Names that stand for strings anywhere: the phases ("forward") and the
 /// block classes ("activation"; cross_phase is "cross-phase"), as (name,
 /// value).

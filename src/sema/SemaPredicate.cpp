@@ -36,6 +36,8 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
     Known = &taskKindNames();
   else if (N->Ident == "class" && PredOwner == TypeKind::Block)
     Known = &blockClassNames();
+  else if (N->Ident == "class" && PredOwner == TypeKind::Task)
+    Known = &kernelClassNames();
   if (!Known ||
       std::find(Known->begin(), Known->end(), S->Value) != Known->end())
     return;
@@ -44,12 +46,20 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   for (const std::string &K : *Known)
     List += (List.empty() ? "" : ", ") + K;
   std::string Plural = N->Ident == "class" ? "classes" : N->Ident + "s";
+  const std::vector<std::string> &Blocks = blockClassNames();
+  bool BlockClass = PredOwner == TypeKind::Task && N->Ident == "class" &&
+                    std::find(Blocks.begin(), Blocks.end(), S->Value) !=
+                        Blocks.end();
   Diags.error(
       S->Range,
       std::string(PredOwner == TypeKind::Block ? "no block" : "no task") +
           " has " + N->Ident + " \"" + S->Value + "\" (" + Plural + ": " +
           List + ")" +
-          (Best.empty() ? "" : "; did you mean \"" + Best + "\"?"));
+          (BlockClass ? "; \"" + S->Value +
+                            "\" is a class of memory blocks: select block "
+                            "where class == ..."
+           : Best.empty() ? ""
+                          : "; did you mean \"" + Best + "\"?"));
 }
 
 SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
