@@ -16,16 +16,15 @@
 #include "driver/Session.h"
 #include "job/Job.h"
 #include "sim/CriticalPath.h"
+#include "support/Parallel.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 using namespace dd;
 using namespace dd::driver;
@@ -119,24 +118,13 @@ std::vector<Straggler> stragglers(const job::Job &J, const sim::SimResult &Base,
   // The what-ifs share the graph and run on threads; each result has its
   // slot, so the order does not depend on which finishes first.
   std::vector<std::optional<job::StragglerWhatIf>> Found(Order.size());
-  std::atomic<size_t> Next{0};
-  auto Work = [&] {
-    for (size_t K; (K = Next++) < Order.size();) {
-      auto W = job::asFastAsNeeded(J, Base, It, Order[K], Median);
-      if (W)
-        Found[K] = *W;
-      else
-        llvm::consumeError(W.takeError());
-    }
-  };
-  std::vector<std::thread> Pool;
-  unsigned N = static_cast<unsigned>(
-      std::min<size_t>(trace::defaultLoadThreads(), Order.size()));
-  for (unsigned K = 1; K < N; ++K)
-    Pool.emplace_back(Work);
-  Work();
-  for (std::thread &Th : Pool)
-    Th.join();
+  parallelFor(Order.size(), trace::defaultLoadThreads(), [&](size_t K) {
+    auto W = job::asFastAsNeeded(J, Base, It, Order[K], Median);
+    if (W)
+      Found[K] = *W;
+    else
+      llvm::consumeError(W.takeError());
+  });
   std::vector<Straggler> Out;
   for (size_t K = 0; K < Order.size(); ++K)
     if (Found[K])
@@ -292,19 +280,8 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   PhaseTimer Timer("load");
   Progress P(fmt::format("loading {} ranks", Ranks.size()));
   auto LoadAll = [&](const std::vector<size_t> &Which, std::string_view C) {
-    std::atomic<size_t> Next{0};
-    auto Work = [&] {
-      for (size_t K; (K = Next++) < Which.size();)
-        loadRank(C, *BO, Ranks[Which[K]]);
-    };
-    std::vector<std::thread> Pool;
-    unsigned N = static_cast<unsigned>(
-        std::min<size_t>(trace::defaultLoadThreads(), Which.size()));
-    for (unsigned K = 1; K < N; ++K)
-      Pool.emplace_back(Work);
-    Work();
-    for (std::thread &Th : Pool)
-      Th.join();
+    parallelFor(Which.size(), trace::defaultLoadThreads(),
+                [&](size_t K) { loadRank(C, *BO, Ranks[Which[K]]); });
   };
   std::vector<size_t> All(Ranks.size());
   for (size_t I = 0; I < All.size(); ++I)

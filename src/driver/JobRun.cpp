@@ -17,13 +17,12 @@
 #include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "support/Parallel.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <cstdio>
-#include <thread>
 
 using namespace dd;
 using namespace dd::driver;
@@ -196,9 +195,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   (void)Unused.takeSettings(Settings, Model.Program);
   {
     PhaseTimer ModelTimer("model");
-    std::atomic<size_t> Next{0};
-    auto Work = [&] {
-      for (size_t I; (I = Next++) < N;) {
+    parallelFor(N, trace::defaultLoadThreads(), [&](size_t I) {
         job::RankGraph &RG = P->Ranks[I];
         vm::RunEnv Env;
         Env.G = &RG.G;
@@ -229,16 +226,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         RO.MaxSteps = M.MaxSteps;
         RO.Settings = Settings;
         Runs[I].R = vm::run(Model.Program, Env, RO);
-      }
-    };
-    std::vector<std::thread> Pool;
-    unsigned Threads = static_cast<unsigned>(
-        std::min<size_t>(trace::defaultLoadThreads(), N));
-    for (unsigned K = 1; K < Threads; ++K)
-      Pool.emplace_back(Work);
-    Work();
-    for (std::thread &Th : Pool)
-      Th.join();
+    });
   }
   // What the models printed: once when every rank printed the same.
   bool Same = true;

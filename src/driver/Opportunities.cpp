@@ -19,6 +19,7 @@
 #include "driver/Progress.h"
 #include "driver/Session.h"
 #include "graph/KernelClass.h"
+#include "support/Parallel.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
@@ -26,7 +27,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <thread>
 
 using namespace dd;
 using namespace dd::driver;
@@ -197,9 +197,8 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   {
     PhaseTimer Timer("what-ifs");
     Progress Bar(fmt::format("{} what-ifs", All.size()));
-    std::atomic<size_t> Next{0}, Done{0};
-    auto Work = [&] {
-      for (size_t I; (I = Next++) < All.size();) {
+    std::atomic<size_t> Done{0};
+    parallelFor(All.size(), trace::defaultLoadThreads(), [&](size_t I) {
         WhatIf &W = All[I];
         SourceManager SM;
         DiagEngine Diags;
@@ -208,7 +207,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
         auto M = compiler::compileSource("what-if.dd", W.Model, CO, SM, Diags);
         if (!M) {
           W.Error = renderDiagnostics(SM, Diags);
-          continue;
+          return;
         }
         graph::Graph Copy = *G;
         Prediction P = predict(B, Copy, M->Program, {}, RunMemory(),
@@ -220,16 +219,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
         else
           W.Result = P.Out.front();
         Bar.update(double(++Done) / double(All.size()));
-      }
-    };
-    std::vector<std::thread> Pool;
-    unsigned N = static_cast<unsigned>(
-        std::min<size_t>(trace::defaultLoadThreads(), All.size()));
-    for (unsigned K = 1; K < N; ++K)
-      Pool.emplace_back(Work);
-    Work();
-    for (std::thread &Th : Pool)
-      Th.join();
+    });
     Bar.done();
   }
   std::vector<WhatIf> Ok;
