@@ -358,13 +358,22 @@ static std::string iterationError(const std::string &Iteration,
                      DefaultFrom, Iteration);
 }
 
-std::string dd::driver::jobIterationError(const LoadedRanks &L,
-                                          llvm::Error E) {
-  return iterationError(L.Iteration, L.DefaultFrom, std::move(E));
-}
-
-std::string dd::driver::jobIterationError(const LoadedJob &L, llvm::Error E) {
-  return iterationError(L.Iteration, L.DefaultFrom, std::move(E));
+std::optional<std::vector<size_t>>
+dd::driver::chooseJobIterations(const job::Job &J, const std::string &Iteration,
+                                const std::string &DefaultFrom) {
+  // As for one trace, over the job's iterations and their spans.
+  std::vector<int64_t> Numbers, Lengths;
+  for (const job::JobIteration &It : J.Iterations) {
+    Numbers.push_back(It.Number);
+    Lengths.push_back(job::measuredSpan(J, It).length());
+  }
+  auto Chosen = chooseIterations(Numbers, Lengths, Iteration);
+  if (!Chosen) {
+    reportError("ddscript", iterationError(Iteration, DefaultFrom,
+                                           Chosen.takeError()));
+    return std::nullopt;
+  }
+  return std::move(*Chosen);
 }
 
 job::Clock dd::driver::clockFor(const TraceOptions &O) {
@@ -397,17 +406,9 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
   job::Job *J = &L->Job;
   bool FromTraces = L->RanksFromTraces;
 
-  // Which job iterations to report: as for one trace, over the job's.
-  std::vector<int64_t> Numbers, Lengths;
-  for (const job::JobIteration &It : J->Iterations) {
-    Numbers.push_back(It.Number);
-    Lengths.push_back(job::measuredSpan(*J, It).length());
-  }
-  auto Chosen = chooseIterations(Numbers, Lengths, L->Iteration);
-  if (!Chosen) {
-    reportError("ddscript", jobIterationError(*L, Chosen.takeError()));
+  auto Chosen = chooseJobIterations(*J, L->Iteration, L->DefaultFrom);
+  if (!Chosen)
     return ExitBadInput;
-  }
 
   PhaseTimer SimTimer("simulate");
   auto R = sim::simulate(J->G);

@@ -148,21 +148,12 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       reportError("ddscript", llvm::toString(Base.takeError()));
       return ExitBadInput;
     }
-    std::vector<int64_t> Lengths;
-    for (const job::JobIteration &It : Base->Iterations) {
-      Numbers.push_back(It.Number);
-      Lengths.push_back(job::measuredSpan(*Base, It).length());
-    }
-    auto Chosen = chooseIterations(Numbers, Lengths, L->Iteration);
-    if (!Chosen) {
-      reportError("ddscript", jobIterationError(*L, Chosen.takeError()));
+    auto Chosen = chooseJobIterations(*Base, L->Iteration, L->DefaultFrom);
+    if (!Chosen)
       return ExitBadInput;
-    }
-    JobIterations = Numbers.size();
-    std::vector<int64_t> Picked;
+    JobIterations = Base->Iterations.size();
     for (size_t C : *Chosen)
-      Picked.push_back(Numbers[C]);
-    Numbers = std::move(Picked);
+      Numbers.push_back(Base->Iterations[C].Number);
     JoinTimer.stop();
     PhaseTimer BaseTimer("baseline");
     auto R = sim::simulate(Base->G);

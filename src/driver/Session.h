@@ -77,9 +77,7 @@ struct LoadedRanks {
   std::string Iteration;
   std::string DefaultFrom;
 };
-/// The error for a job iteration that cannot be chosen, saying where a
-/// default one came from.
-std::string jobIterationError(const LoadedRanks &L, llvm::Error E);
+
 /// Loads every rank on threads (each reads only the iterations it needs
 /// when --iteration names one) and builds its graph; nullopt, the error
 /// printed, for a trace that cannot be read, a --window, or traces of
@@ -94,7 +92,13 @@ struct LoadedJob {
   bool RanksFromTraces; ///< from distributedInfo, else the order given
   std::string Iteration, DefaultFrom; ///< as in LoadedRanks
 };
-std::string jobIterationError(const LoadedJob &L, llvm::Error E);
+/// Which of \p J's iterations a command reports: --iteration \p Iteration
+/// (by default, the first trace's steady-state one, \p DefaultFrom saying
+/// which trace), as indices into J.Iterations; nullopt, the error printed
+/// (saying where a default came from), when it cannot be chosen.
+std::optional<std::vector<size_t>>
+chooseJobIterations(const job::Job &J, const std::string &Iteration,
+                    const std::string &DefaultFrom);
 /// Loads every rank (on threads; each reads only the iterations it needs
 /// when --iteration names one), builds its graph and joins them; nullopt,
 /// the error printed, for a trace that cannot be read or ranks that do not
