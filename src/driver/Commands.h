@@ -54,6 +54,14 @@ struct OpportunityOptions {
   size_t Top = 10;   ///< how many to list
 };
 int runOpportunities(const OpportunityOptions &O, const TraceOptions &T);
+
+/// `ddscript compare BEFORE AFTER [--model M]`: back-testing a prediction.
+struct CompareOptions {
+  std::string Before, After;
+  std::string Model;                 ///< "" for a plain diff
+  std::vector<std::string> Settings; ///< NAME=VALUE for the model
+};
+int runCompare(const CompareOptions &C, const TraceOptions &T);
 int runCheck(const std::vector<std::string> &Models);
 int runDisasm(const std::string &Model);
 /// `ddscript models`: the models and libraries on the search path, with

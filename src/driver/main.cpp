@@ -247,6 +247,31 @@ int main(int argc, char **argv) {
                   : ExitBadInput);
   });
 
+  CompareOptions Cmp;
+  TraceOptions CmpTrace;
+  CLI::App *CmpCmd = App.add_subcommand(
+      "compare",
+      "Back-test: two traces before and after a change, side by side; with "
+      "--model, the model's prediction from BEFORE against AFTER");
+  CmpCmd->add_option("before", Cmp.Before, "The trace before the change")
+      ->required();
+  CmpCmd->add_option("after", Cmp.After, "The trace after the change")
+      ->required();
+  CmpCmd->add_option("--model,-m", Cmp.Model,
+                     "A model of the change (a .dd file or a standard "
+                     "model's name), run on BEFORE");
+  CmpCmd->add_option("--set", Cmp.Settings,
+                     "Set a model parameter: NAME=VALUE (repeatable)");
+  CmpCmd->add_option("--iteration,-i", CmpTrace.Iteration,
+                     "BEFORE's iteration (default: a steady-state one; "
+                     "AFTER's is its own steady-state one)");
+  CmpCmd->add_option("--calibration", CmpTrace.Calibration,
+                     "Dependency delays: exact or typical")
+      ->check(CLI::IsMember({"exact", "typical"}));
+  CmpCmd->add_option("--format", CmpTrace.Format, "Output format: text or json")
+      ->transform(formatName());
+  CmpCmd->callback([&] { std::exit(runCompare(Cmp, CmpTrace)); });
+
   std::vector<std::string> CheckModels;
   CLI::App *CheckCmd = App.add_subcommand(
       "check", "Check models without running them (no trace needed)");

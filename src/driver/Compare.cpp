@@ -1,0 +1,286 @@
+//===- Compare.cpp - ddscript compare BEFORE AFTER ------------------------===//
+//
+// Back-testing: two traces of one job, before and after a change. Reported:
+// the measured steady-state iteration of each; with --model, what the model
+// predicts from BEFORE and its error against AFTER, beside the "nothing
+// changes" guess; then where the time went, side by side (GPU time by
+// kernel class, CPU time by phase, the sums), measured before, measured
+// after and as the model left BEFORE's graph. Without --model, a plain diff
+// of the two runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Format.h"
+#include "driver/Models.h"
+#include "driver/Predict.h"
+#include "driver/Session.h"
+#include "driver/Sweep.h"
+#include "graph/KernelClass.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+/// One side: its graph, the reported iteration and its replay.
+struct Side {
+  std::string Path;
+  CommandInput In;
+  graph::Graph G;
+  size_t It = 0;
+  std::optional<sim::SimResult> Base;
+  int64_t Measured = 0;
+};
+
+std::optional<Side> load(const TraceOptions &T, const std::string &Path,
+                         const std::string &Iteration) {
+  TraceOptions O = T;
+  O.TracePath = Path;
+  O.TracePaths = {Path};
+  O.Iteration = Iteration;
+  auto In = loadInputFor(O);
+  if (!In)
+    return std::nullopt;
+  auto G = buildGraphFor(O, *In);
+  if (!G)
+    return std::nullopt;
+  auto Chosen = chooseIterations(*G, Iteration);
+  if (!Chosen) {
+    reportError(Path, llvm::toString(Chosen.takeError()));
+    return std::nullopt;
+  }
+  auto R = sim::simulate(*G);
+  if (!R) {
+    reportError(Path, llvm::toString(R.takeError()));
+    return std::nullopt;
+  }
+  Side S{Path, std::move(*In), std::move(*G), Chosen->front(), std::move(*R),
+         0};
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(S.G, MStart, MEnd);
+  const graph::Iteration &I = S.G.Iterations[S.It];
+  S.Measured = measuredPointTime(S.G, I.End, MEnd) -
+               measuredPointTime(S.G, I.Begin, MEnd);
+  return S;
+}
+
+/// Where an iteration's time went: task time by row label. \p Current
+/// reads the durations as they are (a model's prediction), else as traced.
+std::map<std::string, int64_t> breakdown(const graph::Graph &G, size_t It,
+                                         bool Current) {
+  std::map<std::string, int64_t> M;
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+    if (G.IterationOf[T] != static_cast<int32_t>(It) || !G.isLeaf(T) ||
+        G.isRemoved(T) || G.Res[T] == graph::NoResource)
+      continue;
+    int64_t D = Current ? G.Dur[T]
+                : G.MeasuredDur[T] == graph::NoTime ? 0
+                                                    : G.MeasuredDur[T];
+    if (G.isGpu(T)) {
+      M["GPU work (sum)"] += D;
+      M[fmt::format("  {}", graph::kernelClassName(graph::kernelClassOf(G, T)))] +=
+          D;
+    } else {
+      M["CPU calls (sum)"] += D;
+      M[fmt::format("  {} (CPU)", graph::phaseName(G.PhaseOf[T]))] += D;
+    }
+  }
+  return M;
+}
+
+double relative(int64_t A, int64_t B) {
+  return B ? double(A - B) / double(B) : 0.0;
+}
+
+} // namespace
+
+int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
+  std::optional<compiler::CompiledModel> Model;
+  SourceManager SM;
+  std::string ModelPath;
+  std::vector<vm::Setting> Settings;
+  if (!C.Model.empty()) {
+    Model = loadModel(C.Model, SM, &ModelPath);
+    if (!Model)
+      return ExitBadInput;
+    std::string Error;
+    auto Axes = parseSettingAxes(C.Settings, Error);
+    if (!Axes) {
+      reportError("ddscript", Error);
+      return ExitBadInput;
+    }
+    if (combinationCount(*Axes) > 1) {
+      reportError("ddscript", "compare runs one model: give each parameter "
+                              "one value");
+      return ExitBadInput;
+    }
+    Settings = combination(*Axes, 0);
+    if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
+      if (Bad->Range.valid())
+        std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
+      else
+        reportError(ModelPath, Bad->Message);
+      return ExitBadInput;
+    }
+  } else if (!C.Settings.empty()) {
+    reportError("ddscript", "--set takes a --model");
+    return ExitBadInput;
+  }
+  if (T.Iteration == "all") {
+    reportError("ddscript", "compare reports one iteration of each trace: "
+                            "give --iteration N, or leave it out for their "
+                            "steady-state ones");
+    return ExitBadInput;
+  }
+  auto Before = load(T, C.Before, T.Iteration);
+  if (!Before)
+    return ExitBadInput;
+  // The after trace's own steady state: its iterations need not be
+  // numbered as before's.
+  auto After = load(T, C.After, "");
+  if (!After)
+    return ExitBadInput;
+
+  std::map<std::string, int64_t> BB = breakdown(Before->G, Before->It, false);
+  std::map<std::string, int64_t> AB = breakdown(After->G, After->It, false);
+  std::map<std::string, int64_t> PB;
+  std::optional<Outcome> Pred;
+  std::string Printed;
+  if (Model) {
+    Baseline B;
+    B.Tr = &Before->In.Trace;
+    B.TracePath = Before->Path;
+    B.G = &Before->G;
+    B.Chosen = {Before->It};
+    B.Base = &*Before->Base;
+    RunMemory Mem;
+    (void)Mem.takeSettings(Settings, Model->Program);
+    Prediction P = predict(B, Before->G, Model->Program, Settings,
+                           std::move(Mem), 50'000'000);
+    Printed = P.R.Output;
+    if (!P.R.Ok) {
+      std::fputs(Printed.c_str(), stderr);
+      std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+      return ExitBadInput;
+    }
+    if (!P.SimError.empty()) {
+      reportError(ModelPath, P.SimError);
+      return ExitBadInput;
+    }
+    Pred = P.Out.front();
+    PB = breakdown(Before->G, Before->It, true);
+  }
+
+  std::vector<std::string> Rows;
+  for (const auto *M : {&BB, &AB, &PB})
+    for (const auto &[K, V] : *M)
+      if (std::find(Rows.begin(), Rows.end(), K) == Rows.end())
+        Rows.push_back(K);
+  // GPU rows, then CPU rows; in each the sum, then its parts by name.
+  auto Key = [](const std::string &S) {
+    bool Cpu = S.find("(CPU)") != std::string::npos || S.rfind("CPU", 0) == 0;
+    bool Sum = S.find("(sum)") != std::string::npos;
+    return std::make_tuple(Cpu, !Sum, S);
+  };
+  std::sort(Rows.begin(), Rows.end(),
+            [&](const std::string &A, const std::string &B) {
+              return Key(A) < Key(B);
+            });
+  auto Get = [](const std::map<std::string, int64_t> &M,
+                const std::string &K) {
+    auto It = M.find(K);
+    return It == M.end() ? int64_t(0) : It->second;
+  };
+  const graph::Iteration &BI = Before->G.Iterations[Before->It];
+  const graph::Iteration &AI = After->G.Iterations[After->It];
+  double Change = relative(After->Measured, Before->Measured);
+
+  if (T.Format == OutputFormat::Json) {
+    if (!Printed.empty())
+      std::fputs(Printed.c_str(), stderr);
+    std::string S;
+    JsonWriter W(S);
+    W.beginObject();
+    W.key("before").beginObject();
+    W.field("trace", Before->Path).field("iteration", BI.Number);
+    W.field("label", BI.Label).field("measured_ns", Before->Measured);
+    W.endObject();
+    W.key("after").beginObject();
+    W.field("trace", After->Path).field("iteration", AI.Number);
+    W.field("label", AI.Label).field("measured_ns", After->Measured);
+    W.endObject();
+    W.field("measured_change", Change);
+    if (Pred) {
+      W.field("model", ModelPath);
+      W.field("predicted_ns", Pred->Predicted);
+      W.field("error", relative(Pred->Predicted, After->Measured));
+      W.field("same_time_error", relative(Before->Measured, After->Measured));
+    }
+    W.key("breakdown").beginArray();
+    for (const std::string &R : Rows) {
+      W.beginObject();
+      W.field("what", R.substr(R.find_first_not_of(' ')));
+      W.field("before_ns", Get(BB, R)).field("after_ns", Get(AB, R));
+      if (Pred)
+        W.field("predicted_ns", Get(PB, R));
+      W.endObject();
+    }
+    W.endArray();
+    W.endObject();
+    S += '\n';
+    std::fputs(S.c_str(), stdout);
+    return ExitOk;
+  }
+  std::string S = Printed;
+  S += fmt::format("before     {}  {}  {} measured\n", Before->Path, BI.Label,
+                   formatDuration(Before->Measured));
+  S += fmt::format("after      {}  {}  {} measured  ({}, {:.3f}x)\n",
+                   After->Path, AI.Label, formatDuration(After->Measured),
+                   formatPercent(Change, true),
+                   After->Measured ? double(Before->Measured) /
+                                         double(After->Measured)
+                                   : 0.0);
+  if (Pred)
+    S += fmt::format("predicted  {} from before by {}: error {} against "
+                     "after (were nothing to change: {})\n",
+                     formatDuration(Pred->Predicted), ModelPath,
+                     formatPercent(relative(Pred->Predicted, After->Measured),
+                                   true),
+                     formatPercent(relative(Before->Measured, After->Measured),
+                                   true));
+  S += "\nwhere the time went (task time in the iteration; GPU work by kernel "
+       "class, CPU calls by phase)\n";
+  Table Tb;
+  std::vector<std::string> Head = {"", "before", "after", "change"};
+  if (Pred) {
+    Head.push_back("predicted");
+    Head.push_back("vs after");
+  }
+  Tb.row(Head);
+  for (size_t K = 1; K < Head.size(); ++K)
+    Tb.alignRight(K);
+  for (const std::string &R : Rows) {
+    int64_t B = Get(BB, R), A = Get(AB, R);
+    std::vector<std::string> Cells = {R, formatDuration(B), formatDuration(A),
+                                      (A >= B ? "+" : "-") +
+                                          formatDuration(A >= B ? A - B : B - A)};
+    if (Pred) {
+      int64_t P = Get(PB, R);
+      Cells.push_back(formatDuration(P));
+      Cells.push_back((P >= A ? "+" : "-") +
+                      formatDuration(P >= A ? P - A : A - P));
+    }
+    Tb.row(Cells);
+  }
+  S += Tb.render();
+  std::fputs(S.c_str(), stdout);
+  return ExitOk;
+}
