@@ -12,6 +12,7 @@
 #include "driver/Commands.h"
 #include "driver/Focus.h"
 #include "driver/Format.h"
+#include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
 #include "job/Job.h"
@@ -395,9 +396,10 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
 }
 
 int dd::driver::runJobReplay(const TraceOptions &O) {
-  if (!O.TimelinePath.empty() || !O.ReportPath.empty() || O.Diverging) {
-    reportError("ddscript", "--timeline, --report and --diverging take one "
-                            "trace; a job's replay prints its numbers only");
+  if (!O.ReportPath.empty() || O.Diverging) {
+    reportError("ddscript", "--report and --diverging take one trace; a "
+                            "job's replay prints its numbers and writes a "
+                            "--timeline");
     return ExitBadInput;
   }
   auto L = loadJobFor(O);
@@ -445,5 +447,26 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
     printJson(*J, Reports);
   else
     printText(*J, Reports, FromTraces);
-  return ExitOk;
+  if (O.TimelinePath.empty())
+    return ExitOk;
+  // The timeline: the first reported job iteration, each rank measured and
+  // replayed as a pair of processes.
+  report::RunData D;
+  D.G = &J->G;
+  D.Command = "replay";
+  std::vector<size_t> Reported(Reports.front().It->PerRank.begin(),
+                               Reports.front().It->PerRank.end());
+  std::sort(Reported.begin(), Reported.end());
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(J->G, MStart, MEnd);
+  D.Measured = measuredSchedule(J->G, MStart, MEnd);
+  D.Replayed = simulatedSchedule("replayed", J->G, *R, Reported);
+  for (size_t I = 0; I < J->Ranks.size(); ++I)
+    D.Ranks.push_back({J->Ranks[I].Rank, J->Ranks[I].FirstResource,
+                       I + 1 < J->Ranks.size()
+                           ? J->Ranks[I + 1].FirstResource
+                           : static_cast<graph::ResourceId>(
+                                 J->G.Resources.size())});
+  trace::Trace NoDevices;
+  return writeOutputs(O, NoDevices, Reported, D);
 }

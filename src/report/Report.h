@@ -106,6 +106,14 @@ struct RunData {
   /// Device memory capacity by device id (0: unknown).
   std::vector<std::pair<int32_t, int64_t>> DeviceMemory;
   std::optional<Sweep> SweepResults;
+  /// A job (several ranks joined in one graph): each rank's resources, so
+  /// that the timeline shows one process per rank and side. Empty for one
+  /// trace.
+  struct RankResources {
+    int32_t Rank = 0;
+    graph::ResourceId First = 0, End = 0;
+  };
+  std::vector<RankResources> Ranks;
 
   /// The comparison the outputs draw: replayed vs predicted for `run`,
   /// measured vs replayed for `replay`.
@@ -113,9 +121,10 @@ struct RunData {
   const Schedule &after() const { return Predicted ? *Predicted : Replayed; }
 };
 
-/// Chrome-trace JSON: the measured iterations and after() as two processes,
-/// threads and streams named, launch flows, memory counters, the model's
-/// changes in each task's args. Covers the reported iterations.
+/// Chrome-trace JSON: the measured iterations and after() as two processes
+/// (for a job, two per rank), threads and streams named, launch flows,
+/// memory counters, the model's changes in each task's args. Covers the
+/// reported iterations.
 std::string renderTimeline(const RunData &D);
 
 /// The self-contained HTML report.

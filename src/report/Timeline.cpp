@@ -39,6 +39,10 @@ struct Process {
   Span W;
   /// Tasks in the window, by resource (index into Graph::Resources).
   std::vector<std::vector<TaskId>> ByRes;
+  /// A job's rank: its resources [ResFirst, ResEnd) and its iterations
+  /// only (Rank -1: everything).
+  int32_t Rank = -1;
+  ResourceId ResFirst = 0, ResEnd = ~0u;
 };
 
 /// Where a task was put: its tid.
@@ -132,6 +136,8 @@ void TimelineWriter::slice(const Process &P, int64_t Tid, TaskId T,
 void TimelineWriter::writeIterations(const Process &P, int64_t Tid) {
   const Schedule &S = *P.S;
   for (size_t I = 0; I < G.Iterations.size(); ++I) {
+    if (P.Rank >= 0 && G.Iterations[I].Rank != P.Rank)
+      continue;
     Span It = S.Iterations[I];
     if (!(It.Begin < P.W.End && It.End > P.W.Begin))
       continue;
@@ -249,6 +255,17 @@ std::string TimelineWriter::metadata() const {
     W.field("model", D.ModelPath);
   W.key("processes").beginObject();
   W.field("1", D.Measured.Label).field("2", D.after().Label).endObject();
+  if (!D.Ranks.empty()) {
+    // A job: rank K's sides are pids 2K + 1 and 2K + 2.
+    W.key("ranks").beginArray();
+    for (size_t K = 0; K < D.Ranks.size(); ++K)
+      W.beginObject()
+          .field("rank", D.Ranks[K].Rank)
+          .field("measured_pid", uint64_t(2 * K + 1))
+          .field("after_pid", uint64_t(2 * K + 2))
+          .endObject();
+    W.endArray();
+  }
   W.key("iterations").beginArray();
   for (size_t I : D.Reported) {
     W.beginObject().field("label", D.G->Iterations[I].Label);
@@ -285,6 +302,27 @@ std::string TimelineWriter::write() {
                                                 double(MW.length()),
                                             true);
   Procs.push_back({2, &A, AfterName, AW, {}});
+  if (!D.Ranks.empty()) {
+    // A job: the two sides of every rank, in rank order.
+    std::vector<Process> PerRank;
+    int Pid = 1;
+    for (const RunData::RankResources &R : D.Ranks)
+      for (const Process &Side : Procs) {
+        Process P = Side;
+        P.Pid = Pid++;
+        // Named by the rank's own reported iteration.
+        P.Name = fmt::format("rank {} {}", R.Rank, Side.S->Label);
+        for (size_t I : D.Reported)
+          if (G.Iterations[I].Rank == R.Rank)
+            P.Name += fmt::format(": {} {}", G.Iterations[I].Label,
+                                  formatDuration(Side.S->Iterations[I].length()));
+        P.Rank = R.Rank;
+        P.ResFirst = R.First;
+        P.ResEnd = R.End;
+        PerRank.push_back(std::move(P));
+      }
+    Procs = std::move(PerRank);
+  }
 
   // The tasks each process shows, and how far the earliest starts before
   // its window: both windows open at the same ts, after the earliest task
@@ -294,7 +332,7 @@ std::string TimelineWriter::write() {
     llvm::BitVector Shown = shownTasks(D, *P.S, P.W);
     for (TaskId T : Shown.set_bits()) {
       ResourceId R = resourceOf(G, T);
-      if (R == graph::NoResource)
+      if (R == graph::NoResource || R < P.ResFirst || R >= P.ResEnd)
         continue;
       P.ByRes[R].push_back(T);
       Shift = std::max(Shift, P.W.Begin - P.S->Start[T]);
