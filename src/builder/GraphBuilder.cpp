@@ -234,6 +234,20 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
   trace::RecordedBytes Bytes(T);
+  // A matrix multiply's FLOPs from its input shapes; each distinct (name,
+  // "Input Dims") pair read once.
+  llvm::DenseMap<std::pair<uint32_t, int64_t>, int64_t> FlopsOf;
+  auto Flops = [&](EventId E) -> int64_t {
+    const trace::Arg *Dims = T.arg(E, trace::ArgKey::InputDims);
+    if (!Dims || !Dims->IsString)
+      return -1;
+    auto [It, New] = FlopsOf.try_emplace({T.Name[E], Dims->Value}, -1);
+    if (New)
+      if (auto Shapes =
+              trace::inputShapes(T.str(static_cast<StringId>(Dims->Value))))
+        It->second = trace::matmulFlops(T.name(E), *Shapes).value_or(-1);
+    return It->second;
+  };
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
     std::vector<EventId> &Evs = HostByTrack[Track];
     if (Evs.empty())
@@ -271,6 +285,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
       G.Bytes[X] = Bytes(E).value_or(-1);
+      if (K == TaskKind::CpuOp)
+        G.Flops[X] = Flops(E);
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;

@@ -113,6 +113,8 @@ void Graph::reserveTasks(size_t N) {
   prefaultCapacity(Flags);
   Bytes.reserve(N);
   prefaultCapacity(Bytes);
+  Flops.reserve(N);
+  prefaultCapacity(Flops);
   Correlation.reserve(N);
   prefaultCapacity(Correlation);
   Event.reserve(N);
@@ -150,6 +152,7 @@ TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
   IterationOf.push_back(-1);
   Flags.push_back(0);
   Bytes.push_back(-1);
+  Flops.push_back(-1);
   Correlation.push_back(-1);
   Event.push_back(~0u);
   FirstLeaf.push_back(NoTask);

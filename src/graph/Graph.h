@@ -170,6 +170,9 @@ public:
   std::vector<int32_t> IterationOf; ///< index into Iterations, or -1
   std::vector<uint8_t> Flags;
   std::vector<int64_t> Bytes;       ///< bytes moved, or -1
+  /// An operator's floating-point operations as its recorded input shapes
+  /// give them (trace/Sizes.h: matrix multiplies), or -1.
+  std::vector<int64_t> Flops;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u
   /// Containers: the first and last leaf (in resource order) they enclose,

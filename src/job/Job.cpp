@@ -100,6 +100,7 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
         From.IterationOf[T] < 0 ? -1 : From.IterationOf[T] + IterBase;
     To.Flags[X] = From.Flags[T];
     To.Bytes[X] = From.Bytes[T];
+    To.Flops[X] = From.Flops[T];
     To.Correlation[X] = From.Correlation[T];
     // Event ids index the rank's own trace, which the job does not keep.
     To.Event[X] = ~0u;

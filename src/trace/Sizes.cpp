@@ -191,6 +191,123 @@ std::vector<std::string> readTypes(std::string_view Json) {
 
 } // namespace
 
+std::optional<std::vector<std::vector<int64_t>>>
+inputShapes(std::string_view DimsJson) {
+  ListReader R(DimsJson);
+  std::vector<std::vector<int64_t>> Out;
+  if (!R.eat('['))
+    return std::nullopt;
+  if (R.eat(']'))
+    return Out;
+  do {
+    if (!R.eat('['))
+      return std::nullopt;
+    std::vector<int64_t> Shape;
+    if (R.peek('[')) {
+      // A tensor list: read past it, its shape left empty.
+      int Depth = 1;
+      while (Depth > 0 && !R.atEnd()) {
+        if (R.eat('['))
+          ++Depth;
+        else if (R.eat(']'))
+          --Depth;
+        else if (!R.eat(',') && !R.integer())
+          return std::nullopt;
+      }
+      if (Depth)
+        return std::nullopt;
+    } else if (!R.eat(']')) {
+      do {
+        auto D = R.integer();
+        if (!D)
+          return std::nullopt;
+        Shape.push_back(*D);
+      } while (R.eat(','));
+      if (!R.eat(']'))
+        return std::nullopt;
+    }
+    Out.push_back(std::move(Shape));
+  } while (R.eat(','));
+  if (!R.eat(']') || !R.atEnd())
+    return std::nullopt;
+  return Out;
+}
+
+namespace {
+
+/// 2 * Batch * M * K * N, none on overflow or a negative dimension.
+std::optional<int64_t> mulAdds(int64_t Batch, int64_t M, int64_t K,
+                               int64_t N) {
+  if (Batch < 0 || M < 0 || K < 0 || N < 0)
+    return std::nullopt;
+  double F = 2.0 * double(Batch) * double(M) * double(K) * double(N);
+  if (!(F < 9e18))
+    return std::nullopt;
+  return static_cast<int64_t>(F);
+}
+
+int64_t product(const std::vector<int64_t> &S, size_t From, size_t To) {
+  int64_t P = 1;
+  for (size_t I = From; I < To; ++I)
+    P *= S[I];
+  return P;
+}
+
+} // namespace
+
+std::optional<int64_t>
+matmulFlops(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes) {
+  auto At = [&](size_t I) -> const std::vector<int64_t> * {
+    return I < Shapes.size() ? &Shapes[I] : nullptr;
+  };
+  // The two multiplied operands: after the added one in addmm, baddbmm.
+  size_t First = Op == "aten::addmm" || Op == "aten::baddbmm" ? 1 : 0;
+  const std::vector<int64_t> *A = At(First), *B = At(First + 1);
+  if (!A || !B)
+    return std::nullopt;
+  if (Op == "aten::mm" || Op == "aten::addmm") {
+    if (A->size() != 2 || B->size() != 2 || (*A)[1] != (*B)[0])
+      return std::nullopt;
+    return mulAdds(1, (*A)[0], (*A)[1], (*B)[1]);
+  }
+  if (Op == "aten::bmm" || Op == "aten::baddbmm") {
+    if (A->size() != 3 || B->size() != 3 || (*A)[0] != (*B)[0] ||
+        (*A)[2] != (*B)[1])
+      return std::nullopt;
+    return mulAdds((*A)[0], (*A)[1], (*A)[2], (*B)[2]);
+  }
+  if (Op == "aten::linear") {
+    // input [..., K], weight [N, K].
+    if (A->empty() || B->size() != 2 || A->back() != (*B)[1])
+      return std::nullopt;
+    return mulAdds(product(*A, 0, A->size() - 1), 1, A->back(), (*B)[0]);
+  }
+  if (Op == "aten::matmul") {
+    if (A->empty() || B->empty())
+      return std::nullopt;
+    // Vectors are matrices of one row (A) or one column (B).
+    std::vector<int64_t> X = *A, Y = *B;
+    if (X.size() == 1)
+      X.insert(X.begin(), 1);
+    if (Y.size() == 1)
+      Y.push_back(1);
+    int64_t K = X.back();
+    if (Y[Y.size() - 2] != K)
+      return std::nullopt;
+    // Batch dimensions broadcast: the larger of each pair.
+    size_t BX = X.size() - 2, BY = Y.size() - 2;
+    int64_t Batch = 1;
+    for (size_t I = 0; I < std::max(BX, BY); ++I) {
+      int64_t DX = I < BX ? X[BX - 1 - I] : 1;
+      int64_t DY = I < BY ? Y[BY - 1 - I] : 1;
+      Batch *= std::max(DX, DY);
+    }
+    return mulAdds(Batch, X[X.size() - 2], K, Y.back());
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
                                         std::string_view TypesJson) {
   auto Dims = readDims(DimsJson);

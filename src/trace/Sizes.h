@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace dd::trace {
 
@@ -37,6 +38,20 @@ std::optional<int64_t> scalarTypeSize(std::string_view Type);
 /// tensor.
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
                                         std::string_view TypesJson);
+
+/// The shape of each input "Input Dims" describes (\p DimsJson, e.g.
+/// "[[1000, 2048], [], [3]]"): its dimensions, none for a scalar; a tensor
+/// list's shapes are left empty. None if it cannot be read.
+std::optional<std::vector<std::vector<int64_t>>>
+inputShapes(std::string_view DimsJson);
+
+/// The floating-point operations of a matrix-multiply operator \p Op
+/// (aten::mm, addmm, bmm, baddbmm, matmul, linear), 2 per multiply-add,
+/// from its input shapes; none for other operators or shapes that do not
+/// multiply.
+std::optional<int64_t>
+matmulFlops(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes);
 
 /// The bytes event \p E's arguments describe: a collective's input
 /// payload, else its tensor inputs. None when the trace does not say.

@@ -191,6 +191,11 @@ private:
     case MemberId::Task_id:
       Nums({}, [&](TaskId T) { return static_cast<double>(T); });
       return C;
+    case MemberId::Task_flops: {
+      const std::vector<double> &F = I.flopsColumn();
+      Nums({}, [&](TaskId T) { return T < F.size() ? F[T] : NaN; });
+      return C;
+    }
     case MemberId::Task_rank: {
       double R = I.env().Rank < 0 ? NaN : static_cast<double>(I.env().Rank);
       Nums({}, [&](TaskId) { return R; });

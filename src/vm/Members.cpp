@@ -231,6 +231,10 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::boolean(G.Flags[Obj.asId()] & graph::TF_Inserted);
   case MemberId::Task_id:
     return Plain(Obj.asId());
+  case MemberId::Task_flops: {
+    double F = flopsColumn()[Obj.asId()];
+    return std::isnan(F) ? Value::none() : Plain(F);
+  }
   case MemberId::Task_rank:
     return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
   case MemberId::Task_wait:

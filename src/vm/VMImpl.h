@@ -164,8 +164,15 @@ private:
   uint64_t ReplayVersion = ~uint64_t(0);
   std::optional<sim::SimResult> Replay;
 
+  uint64_t FlopsVersion = ~uint64_t(0);
+  std::vector<double> Flops;
+
 public:
   void graphChanged() { ++GraphVersion; }
+  /// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),
+  /// and a GEMM kernel's share of its operator's (by measured time among
+  /// the operator's GEMM kernels); NaN when unknown.
+  const std::vector<double> &flopsColumn();
   const sim::SimResult &currentReplay();
   /// A container's duration: its span in currentReplay() (its measured
   /// time on an unchanged graph); 0 when nothing of it is left.

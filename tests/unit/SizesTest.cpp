@@ -104,3 +104,50 @@ TEST_CASE("recorded bytes of real operators and collectives") {
     CHECK(Sized > 0); // not a comparison of nothing
   }
 }
+
+namespace {
+std::optional<int64_t> flopsOf(std::string_view Op, std::string_view Dims) {
+  auto Shapes = dd::trace::inputShapes(Dims);
+  REQUIRE(Shapes.has_value());
+  return dd::trace::matmulFlops(Op, *Shapes);
+}
+} // namespace
+
+TEST_CASE("matrix multiplies' FLOPs from shapes recorded in shipped traces") {
+  // kineto/resnet50_v100_workers0: the classifier, batch 32, 2048 -> 1000.
+  CHECK(flopsOf("aten::addmm", "[[1000], [32, 2048], [2048, 1000], [], []]") ==
+        2LL * 32 * 2048 * 1000);
+  // Its weight gradient in backward.
+  CHECK(flopsOf("aten::mm", "[[32, 1000], [1000, 2048]]") ==
+        2LL * 32 * 1000 * 2048);
+  // tracelens/h100_qwen0.5b_inference: a projection of 16 x 559 tokens.
+  CHECK(flopsOf("aten::linear", "[[16, 559, 1024], [1024, 1024], [1024]]") ==
+        2LL * 16 * 559 * 1024 * 1024);
+  // ... and attention scores of one head against 559 keys.
+  CHECK(flopsOf("aten::bmm", "[[1, 32, 1], [1, 1, 559]]") == 2LL * 32 * 559);
+  CHECK(flopsOf("aten::matmul", "[[1, 32, 1], [1, 1, 559]]") ==
+        2LL * 32 * 559);
+  // astra_sim/megatron_tp8: a sequence-parallel GEMM (batch dims flatten)
+  // and attention's baddbmm (the added tensor first) and bmm.
+  CHECK(flopsOf("aten::matmul", "[[2048, 4, 4096], [4096, 1536]]") ==
+        2LL * 2048 * 4 * 4096 * 1536);
+  CHECK(flopsOf("aten::baddbmm",
+                "[[32, 2048, 2048], [32, 2048, 64], [32, 64, 2048], [], []]") ==
+        2LL * 32 * 2048 * 64 * 2048);
+  CHECK(flopsOf("aten::bmm", "[[32, 2048, 2048], [32, 2048, 64]]") ==
+        2LL * 32 * 2048 * 2048 * 64);
+}
+
+TEST_CASE("matrix multiplies' FLOPs: shapes that do not multiply, and other "
+          "operators") {
+  CHECK_FALSE(flopsOf("aten::mm", "[[32, 1000], [999, 2048]]").has_value());
+  CHECK_FALSE(flopsOf("aten::add", "[[32, 1000], [32, 1000]]").has_value());
+  CHECK_FALSE(flopsOf("aten::bmm", "[[2, 3, 4], [3, 4, 5]]").has_value());
+  CHECK_FALSE(dd::trace::inputShapes("[[1, 2], [3").has_value());
+  // A tensor list's shape is left empty.
+  auto S = dd::trace::inputShapes("[[[1, 2], [3]], [4, 5], []]");
+  REQUIRE(S.has_value());
+  CHECK(S->size() == 3);
+  CHECK((*S)[0].empty());
+  CHECK((*S)[1] == std::vector<int64_t>{4, 5});
+}
