@@ -30,13 +30,11 @@ using namespace dd::driver;
 
 namespace {
 
-/// One side: its graph, the reported iteration and its replay.
+/// One side: its trace, graph, reported iteration and replay.
 struct Side {
   std::string Path;
-  CommandInput In;
-  graph::Graph G;
+  Replayed R;
   size_t It = 0;
-  std::optional<sim::SimResult> Base;
   int64_t Measured = 0;
 };
 
@@ -46,29 +44,16 @@ std::optional<Side> load(const TraceOptions &T, const std::string &Path,
   O.TracePath = Path;
   O.TracePaths = {Path};
   O.Iteration = Iteration;
-  auto In = loadInputFor(O);
-  if (!In)
+  auto R = loadReplayed(O);
+  if (!R)
     return std::nullopt;
-  auto G = buildGraphFor(O, *In);
-  if (!G)
-    return std::nullopt;
-  auto Chosen = chooseIterations(*G, Iteration);
-  if (!Chosen) {
-    reportError(Path, llvm::toString(Chosen.takeError()));
-    return std::nullopt;
-  }
-  auto R = sim::simulate(*G);
-  if (!R) {
-    reportError(Path, llvm::toString(R.takeError()));
-    return std::nullopt;
-  }
-  Side S{Path, std::move(*In), std::move(*G), Chosen->front(), std::move(*R),
-         0};
+  Side S{Path, std::move(*R), 0, 0};
+  S.It = S.R.Chosen.front();
   std::vector<int64_t> MStart, MEnd;
-  measuredTimes(S.G, MStart, MEnd);
-  const graph::Iteration &I = S.G.Iterations[S.It];
-  S.Measured = measuredPointTime(S.G, I.End, MEnd) -
-               measuredPointTime(S.G, I.Begin, MEnd);
+  measuredTimes(S.R.G, MStart, MEnd);
+  const graph::Iteration &I = S.R.G.Iterations[S.It];
+  S.Measured = measuredPointTime(S.R.G, I.End, MEnd) -
+               measuredPointTime(S.R.G, I.Begin, MEnd);
   return S;
 }
 
@@ -134,12 +119,8 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     reportError("ddscript", "--set takes a --model");
     return ExitBadInput;
   }
-  if (T.Iteration == "all") {
-    reportError("ddscript", "compare reports one iteration of each trace: "
-                            "give --iteration N, or leave it out for their "
-                            "steady-state ones");
+  if (!oneIteration(T, "compare"))
     return ExitBadInput;
-  }
   auto Before = load(T, C.Before, T.Iteration);
   if (!Before)
     return ExitBadInput;
@@ -149,21 +130,21 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   if (!After)
     return ExitBadInput;
 
-  std::map<std::string, int64_t> BB = breakdown(Before->G, Before->It, false);
-  std::map<std::string, int64_t> AB = breakdown(After->G, After->It, false);
+  std::map<std::string, int64_t> BB = breakdown(Before->R.G, Before->It, false);
+  std::map<std::string, int64_t> AB = breakdown(After->R.G, After->It, false);
   std::map<std::string, int64_t> PB;
   std::optional<Outcome> Pred;
   std::string Printed;
   if (Model) {
     Baseline B;
-    B.Tr = &Before->In.Trace;
+    B.Tr = &Before->R.In.Trace;
     B.TracePath = Before->Path;
-    B.G = &Before->G;
+    B.G = &Before->R.G;
     B.Chosen = {Before->It};
-    B.Base = &*Before->Base;
+    B.Base = &Before->R.Base;
     RunMemory Mem;
     (void)Mem.takeSettings(Settings, Model->Program);
-    Prediction P = predict(B, Before->G, Model->Program, Settings,
+    Prediction P = predict(B, Before->R.G, Model->Program, Settings,
                            std::move(Mem), 50'000'000);
     Printed = P.R.Output;
     if (!P.R.Ok) {
@@ -176,7 +157,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
       return ExitBadInput;
     }
     Pred = P.Out.front();
-    PB = breakdown(Before->G, Before->It, true);
+    PB = breakdown(Before->R.G, Before->It, true);
   }
 
   std::vector<std::string> Rows;
@@ -199,8 +180,8 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     auto It = M.find(K);
     return It == M.end() ? int64_t(0) : It->second;
   };
-  const graph::Iteration &BI = Before->G.Iterations[Before->It];
-  const graph::Iteration &AI = After->G.Iterations[After->It];
+  const graph::Iteration &BI = Before->R.G.Iterations[Before->It];
+  const graph::Iteration &AI = After->R.G.Iterations[After->It];
   double Change = relative(After->Measured, Before->Measured);
 
   if (T.Format == OutputFormat::Json) {

@@ -158,28 +158,15 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
                                         Opt.Factor));
     return ExitBadInput;
   }
-  if (T.Iteration == "all") {
-    reportError("ddscript", "opportunities ranks what-ifs on one iteration: "
-                            "give --iteration N, or leave it out for a "
-                            "steady-state one");
+  if (!oneIteration(T, "opportunities"))
     return ExitBadInput;
-  }
-  auto In = loadInputFor(T);
-  if (!In)
+  auto Rp = loadReplayed(T);
+  if (!Rp)
     return ExitBadInput;
-  auto G = buildGraphFor(T, *In);
-  if (!G)
-    return ExitBadInput;
-  auto Chosen = chooseIterations(*G, T.Iteration);
-  if (!Chosen) {
-    reportError(T.TracePath, llvm::toString(Chosen.takeError()));
-    return ExitBadInput;
-  }
-  auto Base = sim::simulate(*G);
-  if (!Base) {
-    reportError(T.TracePath, llvm::toString(Base.takeError()));
-    return ExitInternal;
-  }
+  CommandInput *In = &Rp->In;
+  graph::Graph *G = &Rp->G;
+  std::vector<size_t> *Chosen = &Rp->Chosen;
+  sim::SimResult *Base = &Rp->Base;
   // The what-ifs need the trace's devices, not its memory records.
   trace::Trace Light;
   Light.Path = In->Trace.Path;

@@ -306,12 +306,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
                               formatCount(MaxSweepPoints)));
       return ExitBadInput;
     }
-    if (T.Iteration == "all") {
-      reportError("ddscript", "a sweep reports one iteration: give "
-                              "--iteration N, or leave it out for a "
-                              "steady-state one");
+    if (!oneIteration(T, "a sweep"))
       return ExitBadInput;
-    }
     if (!T.TimelinePath.empty()) {
       reportError("ddscript",
                   "--timeline shows one prediction, and a sweep makes " +

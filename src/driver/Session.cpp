@@ -317,3 +317,34 @@ int64_t dd::driver::measuredPointTime(const graph::Graph &G,
   }
   return 0;
 }
+
+bool dd::driver::oneIteration(const TraceOptions &O, std::string_view Command) {
+  if (O.Iteration != "all")
+    return true;
+  reportError("ddscript", fmt::format("{} reports one iteration: give "
+                                      "--iteration N, or leave it out for a "
+                                      "steady-state one",
+                                      Command));
+  return false;
+}
+
+std::optional<Replayed> dd::driver::loadReplayed(const TraceOptions &O) {
+  auto In = loadInputFor(O);
+  if (!In)
+    return std::nullopt;
+  auto G = buildGraphFor(O, *In);
+  if (!G)
+    return std::nullopt;
+  auto Chosen = chooseIterations(*G, O.Iteration);
+  if (!Chosen) {
+    reportError(O.TracePath, llvm::toString(Chosen.takeError()));
+    return std::nullopt;
+  }
+  auto R = sim::simulate(*G);
+  if (!R) {
+    reportError(O.TracePath, llvm::toString(R.takeError()));
+    return std::nullopt;
+  }
+  return Replayed{std::move(*In), std::move(*G), std::move(*Chosen),
+                  std::move(*R)};
+}

@@ -105,6 +105,22 @@ chooseJobIterations(const job::Job &J, const std::string &Iteration,
 /// make one job (driver/JobReplay.cpp).
 std::optional<LoadedJob> loadJobFor(const TraceOptions &O);
 
+/// For commands that report one iteration: false, the error printed
+/// ("\p Command reports one iteration: give --iteration N, ..."), when
+/// --iteration is "all".
+bool oneIteration(const TraceOptions &O, std::string_view Command);
+
+/// A trace read whole, its graph built, the reported iterations chosen and
+/// the graph replayed: what commands that compare what-ifs start from.
+struct Replayed {
+  CommandInput In;
+  graph::Graph G;
+  std::vector<size_t> Chosen;
+  sim::SimResult Base;
+};
+/// Loads O.TracePath so; nullopt, the error printed, when it cannot.
+std::optional<Replayed> loadReplayed(const TraceOptions &O);
+
 /// Parses a --window value "START:END" (microseconds from the trace start).
 llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
 
