@@ -82,8 +82,8 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
   }
   if (Out.size() > 1 && !Job) {
     reportError("ddscript",
-                fmt::format("`{}` takes one trace, got {}; `replay` reads "
-                            "the ranks of a job together",
+                fmt::format("`{}` takes one trace, got {}; `replay` and "
+                            "`run` read the ranks of a job together",
                             Command, Out.size()));
     return false;
   }
