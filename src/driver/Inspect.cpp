@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 using namespace dd;
@@ -39,6 +40,10 @@ struct Facts {
   /// in the classes' order, those with none left out.
   std::vector<Named> Classes;
   int64_t ClassTotal = 0;
+  /// Per class (as Classes): the FLOPs known from recorded shapes
+  /// (k.flops) and the GPU time of the kernels that carry them.
+  std::vector<double> ClassFlops;
+  std::vector<int64_t> ClassFlopsTime;
   std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
@@ -116,20 +121,30 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     }
     F.Layers = std::move(L);
     std::vector<Named> C(graph::NumKernelClasses);
+    std::vector<double> Fl(graph::NumKernelClasses, 0);
+    std::vector<int64_t> FlT(graph::NumKernelClasses, 0);
     for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
       C[K].Name = std::string(
           graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+    std::vector<double> Flops = graph::taskFlops(*G);
     for (graph::TaskId X = 0; X < G->numTasks(); ++X) {
       if (!G->isGpu(X) || G->MeasuredDur[X] == graph::NoTime)
         continue;
-      Named &N = C[static_cast<unsigned>(graph::kernelClassOf(*G, X))];
-      ++N.Count;
-      N.Time += G->MeasuredDur[X];
+      unsigned K = static_cast<unsigned>(graph::kernelClassOf(*G, X));
+      ++C[K].Count;
+      C[K].Time += G->MeasuredDur[X];
       F.ClassTotal += G->MeasuredDur[X];
+      if (!std::isnan(Flops[X])) {
+        Fl[K] += Flops[X];
+        FlT[K] += G->MeasuredDur[X];
+      }
     }
-    for (Named &N : C)
-      if (N.Count)
-        F.Classes.push_back(std::move(N));
+    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
+      if (C[K].Count) {
+        F.Classes.push_back(std::move(C[K]));
+        F.ClassFlops.push_back(Fl[K]);
+        F.ClassFlopsTime.push_back(FlT[K]);
+      }
   } else {
     // No graph: the trace's GPU work by its names alone.
     std::vector<Named> C(graph::NumKernelClasses);
@@ -151,8 +166,11 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
       F.ClassTotal += T.Dur[E];
     }
     for (Named &N : C)
-      if (N.Count)
+      if (N.Count) {
         F.Classes.push_back(std::move(N));
+        F.ClassFlops.push_back(0);
+        F.ClassFlopsTime.push_back(0);
+      }
   }
   return F;
 }
@@ -269,14 +287,29 @@ void printText(const trace::Trace &T, const graph::Graph *G,
     Out += G ? "\nkernel classes (GPU time of the graph's tasks; see `k.class`)\n"
              : "\nkernel classes (GPU time of the trace, by kernel names alone: no graph)\n";
     Table K;
-    K.alignRight(1);
-    K.alignRight(2);
-    K.alignRight(3);
-    for (const Named &N : F.Classes)
-      K.row({N.Name, formatDuration(N.Time),
-             formatPercent(F.ClassTotal ? double(N.Time) / double(F.ClassTotal)
-                                        : 0.0),
-             formatCount(N.Count) + "x"});
+    for (size_t C = 1; C < 5; ++C)
+      K.alignRight(C);
+    bool AnyFlops = false;
+    for (int64_t T : F.ClassFlopsTime)
+      AnyFlops |= T > 0;
+    for (size_t I = 0; I < F.Classes.size(); ++I) {
+      const Named &N = F.Classes[I];
+      std::vector<std::string> Row = {
+          N.Name, formatDuration(N.Time),
+          formatPercent(F.ClassTotal ? double(N.Time) / double(F.ClassTotal)
+                                     : 0.0),
+          formatCount(N.Count) + "x"};
+      // Achieved TFLOP/s over the kernels whose FLOPs the shapes give.
+      if (AnyFlops)
+        Row.push_back(F.ClassFlopsTime[I] > 0
+                          ? fmt::format("{:.1f} TFLOP/s ({} of it sized)",
+                                        F.ClassFlops[I] /
+                                            double(F.ClassFlopsTime[I]) / 1e3,
+                                        formatPercent(double(F.ClassFlopsTime[I]) /
+                                                      double(N.Time)))
+                          : std::string());
+      K.row(Row);
+    }
     Out += K.render();
   }
   if (G && !F.Layers.empty()) {
@@ -373,7 +406,17 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
   List("streams", F.Streams, "events", "busy_ns");
   List("top_kernels", F.Kernels, "count", "total_ns");
   List("layers", F.Layers, "gpu_ops", "gpu_ns");
-  List("kernel_classes", F.Classes, "gpu_ops", "gpu_ns");
+  W.key("kernel_classes").beginArray();
+  for (size_t I = 0; I < F.Classes.size(); ++I) {
+    W.beginObject()
+        .field("name", F.Classes[I].Name)
+        .field("gpu_ops", F.Classes[I].Count)
+        .field("gpu_ns", F.Classes[I].Time)
+        .field("flops", F.ClassFlops[I])
+        .field("flops_gpu_ns", F.ClassFlopsTime[I]);
+    W.endObject();
+  }
+  W.endArray();
   W.endObject();
   Out += '\n';
   std::fputs(Out.c_str(), stdout);

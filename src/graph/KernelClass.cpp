@@ -15,7 +15,11 @@
 
 #include "graph/KernelClass.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cctype>
 #include <string>
 
@@ -211,4 +215,35 @@ KernelClass graph::kernelClassOf(const Graph &G, TaskId T) {
       }
   return classifyKernel(G.name(T), G.Kind[T], Op,
                         G.PhaseOf[T] == Phase::Optimizer);
+}
+
+std::vector<double> graph::taskFlops(const Graph &G) {
+  size_t N = G.numTasks();
+  std::vector<double> Flops(N, std::nan(""));
+  llvm::DenseMap<TaskId, std::vector<TaskId>> ByOp;
+  for (TaskId T = 0; T < N; ++T) {
+    if (G.Kind[T] == TaskKind::CpuOp && G.Flops[T] >= 0)
+      Flops[T] = static_cast<double>(G.Flops[T]);
+    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask ||
+        kernelClassOf(G, T) != KernelClass::gemm)
+      continue;
+    // The innermost operator around the launch that knows its FLOPs.
+    for (TaskId P = G.Parent[G.Launcher[T]]; P != NoTask; P = G.Parent[P])
+      if (G.Kind[P] == TaskKind::CpuOp && G.Flops[P] >= 0) {
+        ByOp[P].push_back(T);
+        break;
+      }
+  }
+  for (auto &[Op, Kernels] : ByOp) {
+    double Total = 0;
+    for (TaskId K : Kernels)
+      Total += static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K]));
+    for (TaskId K : Kernels)
+      Flops[K] = static_cast<double>(G.Flops[Op]) *
+                 (Total > 0 ? static_cast<double>(
+                                  std::max<int64_t>(0, G.MeasuredDur[K])) /
+                                  Total
+                            : 1.0 / static_cast<double>(Kernels.size()));
+  }
+  return Flops;
 }

@@ -12,6 +12,7 @@
 #include "graph/Graph.h"
 
 #include <string_view>
+#include <vector>
 
 namespace dd::graph {
 
@@ -36,6 +37,12 @@ KernelClass classifyKernel(std::string_view Kernel, TaskKind K,
 /// The class of GPU task \p T of \p G (the operator: its launch call's
 /// innermost enclosing one); other for CPU tasks.
 KernelClass kernelClassOf(const Graph &G, TaskId T);
+
+/// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),
+/// and a GEMM kernel's share of the innermost sized operator around its
+/// launch (by measured time among that operator's GEMM kernels); NaN when
+/// unknown.
+std::vector<double> taskFlops(const Graph &G);
 
 } // namespace dd::graph
 

@@ -57,38 +57,10 @@ const sim::SimResult &Interpreter::currentReplay() {
 }
 
 const std::vector<double> &Interpreter::flopsColumn() {
-  graph::Graph &G = graph();
-  if (FlopsVersion == GraphVersion && Flops.size() == G.numTasks())
-    return Flops;
-  size_t N = G.numTasks();
-  Flops.assign(N, std::nan(""));
-  llvm::DenseMap<graph::TaskId, std::vector<graph::TaskId>> ByOp;
-  for (graph::TaskId T = 0; T < N; ++T) {
-    if (G.Kind[T] == graph::TaskKind::CpuOp && G.Flops[T] >= 0)
-      Flops[T] = static_cast<double>(G.Flops[T]);
-    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == graph::NoTask ||
-        graph::kernelClassOf(G, T) != graph::KernelClass::gemm)
-      continue;
-    // The innermost operator around the launch that knows its FLOPs.
-    for (graph::TaskId P = G.Parent[G.Launcher[T]]; P != graph::NoTask;
-         P = G.Parent[P])
-      if (G.Kind[P] == graph::TaskKind::CpuOp && G.Flops[P] >= 0) {
-        ByOp[P].push_back(T);
-        break;
-      }
+  if (FlopsVersion != GraphVersion || Flops.size() != graph().numTasks()) {
+    Flops = graph::taskFlops(graph());
+    FlopsVersion = GraphVersion;
   }
-  for (auto &[Op, Kernels] : ByOp) {
-    double Total = 0;
-    for (graph::TaskId K : Kernels)
-      Total += static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K]));
-    for (graph::TaskId K : Kernels)
-      Flops[K] = static_cast<double>(G.Flops[Op]) *
-                 (Total > 0 ? static_cast<double>(
-                                  std::max<int64_t>(0, G.MeasuredDur[K])) /
-                                  Total
-                            : 1.0 / static_cast<double>(Kernels.size()));
-  }
-  FlopsVersion = GraphVersion;
   return Flops;
 }
 
