@@ -59,6 +59,10 @@ std::optional<Side> load(const TraceOptions &T, const std::string &Path,
 
 /// Where an iteration's time went: task time by row label. \p Current
 /// reads the durations as they are (a model's prediction), else as traced.
+/// Rows of the GPU time of one layer, the largest LayersShown of them.
+constexpr std::string_view LayerPrefix = "  layer ";
+constexpr size_t LayersShown = 8;
+
 std::map<std::string, int64_t> breakdown(const graph::Graph &G, size_t It,
                                          bool Current) {
   std::map<std::string, int64_t> M;
@@ -73,6 +77,10 @@ std::map<std::string, int64_t> breakdown(const graph::Graph &G, size_t It,
       M["GPU work (sum)"] += D;
       M[fmt::format("  {}", graph::kernelClassName(graph::kernelClassOf(G, T)))] +=
           D;
+      // Layers match across the traces by name (their order of appearance
+      // in the forward pass: conv2d#26 is the same layer in both).
+      if (G.LayerOf[T] != graph::NoLayer)
+        M[std::string(LayerPrefix) + G.Layers[G.LayerOf[T]].Name] += D;
     } else {
       M["CPU calls (sum)"] += D;
       M[fmt::format("  {} (CPU)", graph::phaseName(G.PhaseOf[T]))] += D;
@@ -160,11 +168,27 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     PB = breakdown(Before->R.G, Before->It, true);
   }
 
-  std::vector<std::string> Rows;
+  auto Get = [](const std::map<std::string, int64_t> &M,
+                const std::string &K) {
+    auto It = M.find(K);
+    return It == M.end() ? int64_t(0) : It->second;
+  };
+  std::vector<std::string> Rows, Layers;
   for (const auto *M : {&BB, &AB, &PB})
-    for (const auto &[K, V] : *M)
-      if (std::find(Rows.begin(), Rows.end(), K) == Rows.end())
-        Rows.push_back(K);
+    for (const auto &[K, V] : *M) {
+      std::vector<std::string> &To =
+          K.rfind(LayerPrefix, 0) == 0 ? Layers : Rows;
+      if (std::find(To.begin(), To.end(), K) == To.end())
+        To.push_back(K);
+    }
+  // The layers with the most GPU time before or after, largest first.
+  std::stable_sort(Layers.begin(), Layers.end(),
+                   [&](const std::string &A, const std::string &B) {
+                     return std::max(Get(BB, A), Get(AB, A)) >
+                            std::max(Get(BB, B), Get(AB, B));
+                   });
+  if (Layers.size() > LayersShown)
+    Layers.resize(LayersShown);
   // GPU rows, then CPU rows; in each the sum, then its parts by name.
   auto Key = [](const std::string &S) {
     bool Cpu = S.find("(CPU)") != std::string::npos || S.rfind("CPU", 0) == 0;
@@ -175,11 +199,11 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
             [&](const std::string &A, const std::string &B) {
               return Key(A) < Key(B);
             });
-  auto Get = [](const std::map<std::string, int64_t> &M,
-                const std::string &K) {
-    auto It = M.find(K);
-    return It == M.end() ? int64_t(0) : It->second;
-  };
+  if (!Layers.empty()) {
+    Rows.push_back(fmt::format("GPU work by layer (the {} largest)",
+                               Layers.size()));
+    Rows.insert(Rows.end(), Layers.begin(), Layers.end());
+  }
   const graph::Iteration &BI = Before->R.G.Iterations[Before->It];
   const graph::Iteration &AI = After->R.G.Iterations[After->It];
   double Change = relative(After->Measured, Before->Measured);
@@ -207,6 +231,8 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     }
     W.key("breakdown").beginArray();
     for (const std::string &R : Rows) {
+      if (R.rfind("GPU work by layer", 0) == 0)
+        continue; // a heading of the text
       W.beginObject();
       W.field("what", R.substr(R.find_first_not_of(' ')));
       W.field("before_ns", Get(BB, R)).field("after_ns", Get(AB, R));
@@ -249,6 +275,10 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   for (size_t K = 1; K < Head.size(); ++K)
     Tb.alignRight(K);
   for (const std::string &R : Rows) {
+    if (R.rfind("GPU work by layer", 0) == 0) {
+      Tb.row({R});
+      continue;
+    }
     int64_t B = Get(BB, R), A = Get(AB, R);
     std::vector<std::string> Cells = {R, formatDuration(B), formatDuration(A),
                                       (A >= B ? "+" : "-") +
