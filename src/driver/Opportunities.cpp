@@ -178,6 +178,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   B.G = &*G;
   B.Chosen = *Chosen;
   B.Base = &*Base;
+  B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
 
   std::vector<WhatIf> All = candidates(*G, Chosen->front(), Opt.Factor);
   std::vector<std::string> Dirs = stdlibDirs();

@@ -44,12 +44,10 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   };
   Mem.prepare(Tr, G, *B.Base, B.Chosen, Env);
   // The replay's steady state, before the model changes the graph.
-  std::vector<Steady> BaseSteady;
-  {
-    std::vector<std::vector<int64_t>> BaseWork = sim::iterationWork(G);
-    for (size_t I : B.Chosen)
-      BaseSteady.push_back(steadyState(G, BaseWork, *B.Base, I));
-  }
+  std::vector<Steady> BaseSteady =
+      B.BaseSteady.size() == B.Chosen.size()
+          ? B.BaseSteady
+          : steadyStates(G, *B.Base, B.Chosen);
   vm::RunOptions RO;
   RO.MaxSteps = MaxSteps;
   RO.Settings = Settings;
@@ -75,7 +73,7 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   // vectors must cover them.
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(G, MStart, MEnd);
-  std::vector<std::vector<int64_t>> PredWork = sim::iterationWork(G);
+  sim::IterationLoad PredLoad = sim::iterationLoad(G, *Pred);
   for (size_t K = 0; K < B.Chosen.size(); ++K) {
     size_t I = B.Chosen[K];
     const graph::Iteration &It = G.Iterations[I];
@@ -86,7 +84,7 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
     O.Baseline = sim::iterationTime(G, *B.Base, It);
     O.PredictedSpan = sim::iterationTime(G, *Pred, It);
     const Steady &SB = BaseSteady[K];
-    Steady SP = steadyState(G, PredWork, *Pred, I);
+    Steady SP = steadyState(G, PredLoad, *Pred, I);
     O.BaselineSteady = SB.Time;
     O.BasePiling = SB.Piling;
     O.Predicted = O.PredictedSpan > 0 ? SP.Time : 0;
@@ -124,9 +122,20 @@ void Outcome::speedupJson(JsonWriter &W) const {
     W.value(speedup());
 }
 
+std::vector<Steady> dd::driver::steadyStates(const graph::Graph &G,
+                                             const sim::SimResult &R,
+                                             const std::vector<size_t> &Chosen) {
+  sim::IterationLoad Load = sim::iterationLoad(G, R);
+  std::vector<Steady> Out;
+  for (size_t I : Chosen)
+    Out.push_back(steadyState(G, Load, R, I));
+  return Out;
+}
+
 Steady dd::driver::steadyState(const graph::Graph &G,
-                               const std::vector<std::vector<int64_t>> &Work,
+                               const sim::IterationLoad &Load,
                                const sim::SimResult &R, size_t I) {
+  const std::vector<std::vector<int64_t>> &Work = Load.Work;
   Steady S;
   S.Time = sim::iterationTime(G, R, G.Iterations[I]);
   // The window: the iteration and its neighbours (of its rank).
@@ -162,20 +171,11 @@ Steady dd::driver::steadyState(const graph::Graph &G,
   // for communication that waits for backward): how much later, after its
   // iteration's end, each iteration's work finishes.
   if (N >= 2) {
-    std::vector<int64_t> Done(Window.size(), INT64_MIN);
-    for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
-      int32_t It = G.IterationOf[T];
-      if (It < static_cast<int32_t>(Window.front()) ||
-          It > static_cast<int32_t>(Window.back()) || !G.isLeaf(T) ||
-          G.isRemoved(T) || T >= R.End.size() || R.End[T] == graph::NoTime)
-        continue;
-      for (size_t K = 0; K < Window.size(); ++K)
-        if (Window[K] == static_cast<size_t>(It))
-          Done[K] = std::max(Done[K], R.End[T]);
-    }
     auto Behind = [&](size_t K) {
+      int64_t Done = Window[K] < Load.Done.size() ? Load.Done[Window[K]]
+                                                   : INT64_MIN;
       int64_t End = sim::iterationSpan(G, R, G.Iterations[Window[K]]).second;
-      return Done[K] == INT64_MIN ? 0 : std::max<int64_t>(0, Done[K] - End);
+      return Done == INT64_MIN ? 0 : std::max<int64_t>(0, Done - End);
     };
     int64_t Growth = (Behind(Window.size() - 1) - Behind(0)) / (N - 1);
     if (double(Growth) > double(Time / N) * BacklogMargin)

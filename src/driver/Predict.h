@@ -23,15 +23,6 @@
 
 namespace dd::driver {
 
-/// The trace side of a run, shared by every point of a sweep: the trace, its
-/// unchanged graph, the reported iterations and the baseline replay.
-struct Baseline {
-  const trace::Trace *Tr = nullptr;
-  std::string TracePath;
-  const graph::Graph *G = nullptr;
-  std::vector<size_t> Chosen;
-  const sim::SimResult *Base = nullptr;
-};
 
 /// Work piling up: over an iteration and its neighbours, the work they put
 /// on one resource exceeds the time they take, or their work finishes
@@ -59,11 +50,27 @@ struct Steady {
   Backlog Piling;
 };
 /// The steady state of iteration \p I of \p G as \p R times it, with
-/// \p Work the iterations' work per resource (sim::iterationWork) as the
-/// graph was when \p R was simulated.
-Steady steadyState(const graph::Graph &G,
-                   const std::vector<std::vector<int64_t>> &Work,
+/// \p Load the iterations' load (sim::iterationLoad) of that graph and R.
+Steady steadyState(const graph::Graph &G, const sim::IterationLoad &Load,
                    const sim::SimResult &R, size_t I);
+/// steadyState of each of \p Chosen, the load computed once.
+std::vector<Steady> steadyStates(const graph::Graph &G,
+                                 const sim::SimResult &R,
+                                 const std::vector<size_t> &Chosen);
+
+/// The trace side of a run, shared by every point of a sweep: the trace, its
+/// unchanged graph, the reported iterations and the baseline replay.
+struct Baseline {
+  const trace::Trace *Tr = nullptr;
+  std::string TracePath;
+  const graph::Graph *G = nullptr;
+  std::vector<size_t> Chosen;
+  const sim::SimResult *Base = nullptr;
+  /// The replay's steady state of each of Chosen (steadyStates of the
+  /// unchanged graph): the same for every run of a sweep or every what-if,
+  /// so computed once. predict computes it when it is left empty.
+  std::vector<Steady> BaseSteady;
+};
 
 /// One reported iteration: measured, replayed and predicted time.
 struct Outcome {

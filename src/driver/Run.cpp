@@ -359,6 +359,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   B.G = &*G;
   B.Chosen = *Chosen;
   B.Base = &*Base;
+  B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
   if (Sweep)
     return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
 

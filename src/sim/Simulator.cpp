@@ -375,14 +375,20 @@ int64_t sim::iterationTime(const Graph &G, const SimResult &R,
   return End - Begin;
 }
 
-std::vector<std::vector<int64_t>> sim::iterationWork(const Graph &G) {
-  std::vector<std::vector<int64_t>> Work(
-      G.Iterations.size(), std::vector<int64_t>(G.Resources.size(), 0));
+IterationLoad sim::iterationLoad(const Graph &G, const SimResult &R) {
+  IterationLoad L;
+  L.Work.assign(G.Iterations.size(),
+                std::vector<int64_t>(G.Resources.size(), 0));
+  L.Done.assign(G.Iterations.size(), INT64_MIN);
   for (TaskId T = 0; T < G.numTasks(); ++T) {
     int32_t It = G.IterationOf[T];
-    if (It >= 0 && static_cast<size_t>(It) < Work.size() && G.isLeaf(T) &&
-        !G.isRemoved(T) && G.Res[T] != graph::NoResource)
-      Work[It][G.Res[T]] += G.Dur[T];
+    if (It < 0 || static_cast<size_t>(It) >= L.Work.size() || !G.isLeaf(T) ||
+        G.isRemoved(T))
+      continue;
+    if (G.Res[T] != graph::NoResource)
+      L.Work[It][G.Res[T]] += G.Dur[T];
+    if (T < R.End.size() && R.End[T] != graph::NoTime)
+      L.Done[It] = std::max(L.Done[It], R.End[T]);
   }
-  return Work;
+  return L;
 }

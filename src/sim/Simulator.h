@@ -76,10 +76,19 @@ int64_t pointTime(const Graph &G, const SimResult &R,
 /// cross), the span of the iteration's remaining tasks; 0 when none remain.
 int64_t iterationTime(const Graph &G, const SimResult &R,
                       const graph::Iteration &I);
-/// Per iteration of G.Iterations, per resource: the sum of the durations
-/// of the iteration's live leaves there (the work the iteration puts on
-/// each resource; GPU work counts in the iteration that launched it).
-std::vector<std::vector<int64_t>> iterationWork(const Graph &G);
+/// What each iteration of G.Iterations put on the resources, and when it
+/// was done, in one pass over the tasks.
+struct IterationLoad {
+  /// Per iteration, per resource: the sum of the durations of the
+  /// iteration's live leaves there (GPU work counts in the iteration that
+  /// launched it).
+  std::vector<std::vector<int64_t>> Work;
+  /// Per iteration: the latest end in \p R of its live leaves (INT64_MIN
+  /// when none has run).
+  std::vector<int64_t> Done;
+};
+/// \p G's iteration load with the graph as it is, \p R a simulation of it.
+IterationLoad iterationLoad(const Graph &G, const SimResult &R);
 
 /// Where iteration \p I begins and ends on \p R's time axis, as
 /// iterationTime measures it.
