@@ -66,8 +66,7 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
   for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
     std::string_view N = G.name(T);
     if (G.isContainer(T)) {
-      DataLoading |= N.find("DataLoader") != std::string_view::npos &&
-                     N.find("__next__") != std::string_view::npos;
+      DataLoading |= graph::isDataLoaderRange(N);
       Steps |= G.Kind[T] == graph::TaskKind::Annotation &&
                N.rfind("ProfilerStep#", 0) == 0;
       continue;

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dd::graph {
@@ -58,6 +59,14 @@ enum class TaskKind : uint8_t {
 constexpr unsigned NumTaskKinds = 7;
 const char *taskKindName(TaskKind K);
 inline bool isGpuKind(TaskKind K) { return K >= TaskKind::Kernel; }
+/// Whether \p Name is a DataLoader's __next__ range, where the main thread
+/// loads a batch (PyTorch names it
+/// "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" and the
+/// like).
+inline bool isDataLoaderRange(std::string_view Name) {
+  return Name.find("DataLoader") != std::string_view::npos &&
+         Name.find("__next__") != std::string_view::npos;
+}
 
 enum class Phase : uint8_t { Unknown, Forward, Backward, Optimizer, Other };
 constexpr unsigned NumPhases = 5;

@@ -177,16 +177,11 @@ std::vector<PathShare> sim::sharesByPhase(const Graph &G,
 
 namespace {
 
-/// Whether \p T runs inside a DataLoader's __next__ (PyTorch names the range
-/// "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" and the
-/// like).
+/// Whether \p T runs inside a DataLoader's __next__ range.
 bool inDataLoading(const Graph &G, TaskId T) {
-  for (TaskId P = T; P != NoTask; P = G.Parent[P]) {
-    std::string_view N = G.name(P);
-    if (N.find("DataLoader") != std::string_view::npos &&
-        N.find("__next__") != std::string_view::npos)
+  for (TaskId P = T; P != NoTask; P = G.Parent[P])
+    if (graph::isDataLoaderRange(G.name(P)))
       return true;
-  }
   return false;
 }
 
