@@ -49,6 +49,39 @@ struct Facts {
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
 };
 
+/// GPU time by kernel class, and the FLOPs recorded shapes give with the
+/// time of the kernels that carry them.
+struct ClassTally {
+  std::vector<Named> C{graph::NumKernelClasses};
+  std::vector<double> Flops = std::vector<double>(graph::NumKernelClasses, 0);
+  std::vector<int64_t> FlopsTime =
+      std::vector<int64_t>(graph::NumKernelClasses, 0);
+  int64_t Total = 0;
+  /// \p Fl: the work's FLOPs, NaN when unknown.
+  void add(graph::KernelClass K, int64_t Time, double Fl) {
+    unsigned I = static_cast<unsigned>(K);
+    ++C[I].Count;
+    C[I].Time += Time;
+    Total += Time;
+    if (!std::isnan(Fl)) {
+      Flops[I] += Fl;
+      FlopsTime[I] += Time;
+    }
+  }
+  /// The classes with any work, in the table's order, into \p F.
+  void into(Facts &F) {
+    F.ClassTotal = Total;
+    for (unsigned I = 0; I < graph::NumKernelClasses; ++I)
+      if (C[I].Count) {
+        C[I].Name = std::string(
+            graph::kernelClassName(static_cast<graph::KernelClass>(I)));
+        F.Classes.push_back(std::move(C[I]));
+        F.ClassFlops.push_back(Flops[I]);
+        F.ClassFlopsTime.push_back(FlopsTime[I]);
+      }
+  }
+};
+
 Facts collect(const trace::Trace &T, const graph::Graph *G) {
   Facts F;
   std::vector<uint64_t> PerKind(trace::NumEventKinds, 0);
@@ -120,37 +153,15 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
       L[G->LayerOf[X]].Time += G->MeasuredDur[X];
     }
     F.Layers = std::move(L);
-    std::vector<Named> C(graph::NumKernelClasses);
-    std::vector<double> Fl(graph::NumKernelClasses, 0);
-    std::vector<int64_t> FlT(graph::NumKernelClasses, 0);
-    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
-      C[K].Name = std::string(
-          graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+    ClassTally Tally;
     std::vector<double> Flops = graph::taskFlops(*G);
-    for (graph::TaskId X = 0; X < G->numTasks(); ++X) {
-      if (!G->isGpu(X) || G->MeasuredDur[X] == graph::NoTime)
-        continue;
-      unsigned K = static_cast<unsigned>(graph::kernelClassOf(*G, X));
-      ++C[K].Count;
-      C[K].Time += G->MeasuredDur[X];
-      F.ClassTotal += G->MeasuredDur[X];
-      if (!std::isnan(Flops[X])) {
-        Fl[K] += Flops[X];
-        FlT[K] += G->MeasuredDur[X];
-      }
-    }
-    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
-      if (C[K].Count) {
-        F.Classes.push_back(std::move(C[K]));
-        F.ClassFlops.push_back(Fl[K]);
-        F.ClassFlopsTime.push_back(FlT[K]);
-      }
+    for (graph::TaskId X = 0; X < G->numTasks(); ++X)
+      if (G->isGpu(X) && G->MeasuredDur[X] != graph::NoTime)
+        Tally.add(graph::kernelClassOf(*G, X), G->MeasuredDur[X], Flops[X]);
+    Tally.into(F);
   } else {
     // No graph: the trace's GPU work by its names alone.
-    std::vector<Named> C(graph::NumKernelClasses);
-    for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
-      C[K].Name = std::string(
-          graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+    ClassTally Tally;
     for (trace::EventId E = 0; E < T.numEvents(); ++E) {
       if (!trace::isGpuWork(T.Kind[E]))
         continue;
@@ -159,18 +170,10 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
                           : T.Kind[E] == trace::EventKind::Memset
                               ? graph::TaskKind::Memset
                               : graph::TaskKind::Kernel;
-      Named &N = C[static_cast<unsigned>(
-          graph::classifyKernel(T.name(E), K, "", false))];
-      ++N.Count;
-      N.Time += T.Dur[E];
-      F.ClassTotal += T.Dur[E];
+      Tally.add(graph::classifyKernel(T.name(E), K, "", false), T.Dur[E],
+                std::nan(""));
     }
-    for (Named &N : C)
-      if (N.Count) {
-        F.Classes.push_back(std::move(N));
-        F.ClassFlops.push_back(0);
-        F.ClassFlopsTime.push_back(0);
-      }
+    Tally.into(F);
   }
   return F;
 }
