@@ -76,6 +76,16 @@ struct Event {
 Profile MemoryModel::profile(const TaskTimes &Tm,
                              const graph::Graph &G) const {
   size_t N = std::min(Tm.Start.size(), G.numTasks());
+  auto Gone = [&](TaskId T) {
+    return G.isRemoved(T) && G.isLeaf(T) && G.Res[T] != graph::NoResource &&
+           Tm.Start[T] == NoTime;
+  };
+  // Without removed leaves the times are used as they are, not copied.
+  bool Any = false;
+  for (TaskId T = 0; T < N && !Any; ++T)
+    Any = Gone(T);
+  if (!Any)
+    return profile(Tm);
   std::vector<int64_t> Start(Tm.Start.begin(), Tm.Start.end());
   std::vector<int64_t> End(Tm.End.begin(), Tm.End.end());
   auto Stood = [&](TaskId T) -> int64_t {
@@ -88,15 +98,9 @@ Profile MemoryModel::profile(const TaskTimes &Tm,
       return Tm.Start[Next];
     return Prev != NoTask ? Tm.End[Prev] : NoTime;
   };
-  bool Any = false;
   for (TaskId T = 0; T < N; ++T)
-    if (G.isRemoved(T) && G.isLeaf(T) && G.Res[T] != graph::NoResource &&
-        Start[T] == NoTime) {
+    if (Gone(T))
       Start[T] = End[T] = Stood(T);
-      Any = true;
-    }
-  if (!Any)
-    return profile(Tm);
   for (TaskId T = 0; T < N; ++T)
     if (G.isRemoved(T) && G.isContainer(T) && Start[T] == NoTime &&
         G.FirstLeaf[T] != NoTask) {
