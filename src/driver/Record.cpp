@@ -35,9 +35,6 @@ namespace fs = std::filesystem;
 #ifndef DD_CUPTI_INSTALL_DIR
 #define DD_CUPTI_INSTALL_DIR ""
 #endif
-#ifndef DD_CUPTI_LIBRARY_FILE
-#define DD_CUPTI_LIBRARY_FILE ""
-#endif
 #ifndef DD_HAVE_CUPTI
 #define DD_HAVE_CUPTI 0
 #endif
@@ -201,15 +198,18 @@ int dd::driver::runRecord(const RecordOptions &O) {
   std::vector<std::pair<std::string, std::string>> Env{
       {"CUDA_INJECTION64_PATH", Collector},
       {"DDSCRIPT_CUPTI_OUTPUT", Out.string()}};
-  // NVTX ranges (ProfilerStep#N, layers) reach CUPTI through libcupti
-  // itself as the NVTX injection library; a setting of the user's wins.
+  // NVTX ranges (ProfilerStep#N, layers) reach CUPTI when libcupti is the
+  // NVTX injection library. It must be the very copy of libcupti the
+  // collector subscribed to: PyTorch's wheels load their own libcupti, and a
+  // second copy named by path would take the ranges where the collector
+  // never sees them (seen on an H200 with torch 2.11+cu130: 0 ranges). So
+  // the injection library is the collector itself: NVTX looks
+  // InitializeInjectionNvtx2 up through it, which dlsym resolves in the
+  // libcupti it is linked to, whichever one the process already holds. A
+  // setting of the user's wins.
   const char *Nvtx = std::getenv("NVTX_INJECTION64_PATH");
-  if (!Nvtx || !*Nvtx) {
-    std::string Cupti = DD_CUPTI_LIBRARY_FILE;
-    if (Cupti.empty() || !fs::exists(Cupti, Ec))
-      Cupti = "libcupti.so";
-    Env.push_back({"NVTX_INJECTION64_PATH", Cupti});
-  }
+  if (!Nvtx || !*Nvtx)
+    Env.push_back({"NVTX_INJECTION64_PATH", Collector});
   if (O.Skip >= 0 || O.Iterations >= 0) {
     Env.push_back({"DDSCRIPT_CUPTI_SKIP", std::to_string(std::max(O.Skip, 0))});
     Env.push_back({"DDSCRIPT_CUPTI_ITERATIONS",
