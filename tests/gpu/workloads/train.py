@@ -1,0 +1,327 @@
+"""Ground-truth training runs for ddscript's what-if validation.
+
+Each run trains one model in one variant on synthetic data (nothing is
+downloaded; models are built from their configuration with random weights)
+and writes
+
+- ``MODEL_VARIANT.pt.trace.json.gz``: a PyTorch-profiler (Kineto) trace of a
+  few steady iterations (``record_shapes``, ``profile_memory``,
+  ``ProfilerStep#`` markers);
+- ``MODEL_VARIANT.json``: the iteration time measured *without* the profiler
+  (median, spread over ``--timed`` iterations), the peak of allocated GPU
+  memory, and the versions of everything that matters.
+
+Usage (one process runs several configurations in turn)::
+
+    python3 train.py --out DIR --models resnet50,bert,gpt2 \
+        --variants baseline,amp,fused_adam,batch2x
+
+Variants (each changes one thing against ``baseline``):
+
+- ``baseline``: fp32, ``torch.optim.Adam(foreach=False)``, a host-to-device
+  copy of a pinned batch and a ``loss.item()`` (as logging loops do) every
+  iteration;
+- ``amp``: the forward pass and loss under ``torch.autocast`` (bf16; bf16
+  needs no gradient scaler);
+- ``amp_fp16``: autocast to fp16 with a ``torch.amp.GradScaler`` (scaled
+  loss, unscale and inf check before the step, scale update after);
+- ``fused_adam``: ``Adam(fused=True)``;
+- ``batch2x``: twice the batch;
+- ``compile``: the model through ``torch.compile`` (default mode);
+- ``cudagraph``: the whole step (forward, backward, optimizer) captured once
+  in a CUDA graph and replayed; Adam needs ``capturable=True`` for that;
+- ``workers0`` / ``workers4`` (ResNet-50 only): batches from a DataLoader
+  that decodes JPEG images and augments them (RandomResizedCrop, flip,
+  normalise), with 0 or 4 worker processes.
+"""
+import argparse
+import contextlib
+import gc
+import gzip
+import io
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+import torch
+
+BATCH = {"resnet50": 64, "bert": 32, "gpt2": 8}
+SEQ = {"bert": 128, "gpt2": 512}
+VARIANTS = ["baseline", "amp", "amp_fp16", "fused_adam", "batch2x", "compile",
+            "cudagraph", "workers0", "workers4"]
+
+
+def build_model(name):
+    if name == "resnet50":
+        import torchvision
+        return torchvision.models.resnet50(weights=None, num_classes=1000)
+    if name == "bert":
+        from transformers import BertConfig, BertForMaskedLM
+        return BertForMaskedLM(BertConfig())  # BERT-base: 12 x 768
+    if name == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+        return GPT2LMHeadModel(GPT2Config())  # GPT-2 small: 12 x 768
+    raise SystemExit(f"train.py: unknown model '{name}'")
+
+
+def host_batch(name, batch):
+    """A pinned host batch (inputs, labels)."""
+    g = torch.Generator().manual_seed(0)
+    if name == "resnet50":
+        x = torch.randn(batch, 3, 224, 224, generator=g)
+        y = torch.randint(0, 1000, (batch,), generator=g)
+    else:
+        x = torch.randint(0, 30000, (batch, SEQ[name]), generator=g)
+        y = x.clone()
+    return x.pin_memory(), y.pin_memory()
+
+
+def loss_of(name, model, x, y):
+    if name == "resnet50":
+        return torch.nn.functional.cross_entropy(model(x), y)
+    return model(input_ids=x, labels=y).loss
+
+
+# --- a DataLoader with a real decode and augment pipeline -------------------
+
+class JpegDataset(torch.utils.data.Dataset):
+    """Synthetic photographs: smooth random images encoded as JPEG once,
+    decoded and augmented on every access, as an ImageNet loader does."""
+
+    def __init__(self, length, distinct=256, size=(375, 500)):
+        import numpy as np
+        from PIL import Image
+        import torchvision.transforms as T
+        rng = np.random.default_rng(0)
+        self.jpegs = []
+        for _ in range(distinct):
+            small = rng.integers(0, 256, (12, 16, 3), dtype=np.uint8)
+            img = Image.fromarray(small).resize((size[1], size[0]),
+                                                Image.BICUBIC)
+            noise = rng.integers(-20, 20, (size[0], size[1], 3))
+            arr = np.clip(np.asarray(img, dtype=np.int16) + noise, 0, 255)
+            buf = io.BytesIO()
+            Image.fromarray(arr.astype(np.uint8)).save(buf, "JPEG",
+                                                       quality=90)
+            self.jpegs.append(buf.getvalue())
+        self.length = length
+        self.transform = T.Compose([
+            T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(),
+            T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        from PIL import Image
+        img = Image.open(io.BytesIO(self.jpegs[i % len(self.jpegs)]))
+        return self.transform(img.convert("RGB")), i % 1000
+
+
+def loader_batches(batch, workers, iterations):
+    ds = JpegDataset(batch * (iterations + 8))
+    dl = torch.utils.data.DataLoader(
+        ds, batch_size=batch, shuffle=True, num_workers=workers,
+        pin_memory=True, drop_last=True, persistent_workers=workers > 0)
+    return iter(dl)
+
+
+# --- one configuration -------------------------------------------------------
+
+def versions():
+    def smi(q):
+        try:
+            return subprocess.run(
+                ["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=20).stdout.strip()
+        except Exception as e:  # noqa: BLE001
+            return f"unknown ({e})"
+    p = torch.cuda.get_device_properties(0)
+    return {
+        "gpu": torch.cuda.get_device_name(0),
+        "gpu_memory_bytes": p.total_memory,
+        "sm_count": p.multi_processor_count,
+        "driver": smi("driver_version"),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "python": platform.python_version(),
+        "allow_tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
+        "allow_tf32_cudnn": torch.backends.cudnn.allow_tf32,
+        "cudnn_benchmark": torch.backends.cudnn.benchmark,
+    }
+
+
+def run_one(name, variant, args):
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    batch = BATCH[name] * (2 if variant == "batch2x" else 1)
+    model = build_model(name).to(dev).train()
+    params = list(model.parameters())
+    if variant == "fused_adam":
+        opt = torch.optim.Adam(params, lr=1e-4, fused=True)
+    elif variant == "cudagraph":
+        opt = torch.optim.Adam(params, lr=1e-4, foreach=False,
+                               capturable=True)
+    else:
+        opt = torch.optim.Adam(params, lr=1e-4, foreach=False)
+    fwd = torch.compile(model) if variant == "compile" else model
+    if variant in ("amp", "amp_fp16"):
+        dtype = torch.bfloat16 if variant == "amp" else torch.float16
+        autocast = lambda: torch.autocast("cuda", dtype=dtype)  # noqa: E731
+    else:
+        autocast = contextlib.nullcontext
+    scaler = torch.amp.GradScaler("cuda") if variant == "amp_fp16" else None
+    warmup = args.warmup + (10 if variant == "compile" else 0)
+    total = warmup + args.timed + args.profiled + 3
+
+    if variant in ("workers0", "workers4"):
+        batches = loader_batches(batch, int(variant[-1]), total)
+    else:
+        hx, hy = host_batch(name, batch)
+        batches = iter(lambda: (hx, hy), None)
+
+    if variant == "cudagraph":
+        sx = torch.empty_like(hx, device=dev)
+        sy = torch.empty_like(hy, device=dev)
+        sx.copy_(hx)
+        sy.copy_(hy)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                opt.zero_grad(set_to_none=True)
+                loss_of(name, model, sx, sy).backward()
+                opt.step()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        opt.zero_grad(set_to_none=True)
+        with torch.cuda.graph(graph):
+            static_loss = loss_of(name, model, sx, sy)
+            static_loss.backward()
+            opt.step()
+
+        def step():
+            x, y = next(batches)
+            sx.copy_(x, non_blocking=True)
+            sy.copy_(y, non_blocking=True)
+            graph.replay()
+            return static_loss
+    else:
+        def step():
+            x, y = next(batches)
+            x = x.to(dev, non_blocking=True)
+            y = y.to(dev, non_blocking=True)
+            opt.zero_grad(set_to_none=True)
+            with autocast():
+                loss = loss_of(name, fwd, x, y)
+            if scaler is None:
+                loss.backward()
+                opt.step()
+            else:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            return loss
+
+    t0 = time.perf_counter()
+    for _ in range(warmup):
+        step().item()
+    torch.cuda.synchronize()
+    warm_s = time.perf_counter() - t0
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(args.timed):
+        t = time.perf_counter()
+        step().item()
+        times.append((time.perf_counter() - t) * 1e3)
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated()
+
+    stem = f"{name}_{variant}"
+    timing = {
+        "model": name, "variant": variant, "batch": batch,
+        "seq": SEQ.get(name), "optimizer": type(opt).__name__,
+        "median_ms": round(statistics.median(times), 4),
+        "p10_ms": round(statistics.quantiles(times, n=10)[0], 4),
+        "p90_ms": round(statistics.quantiles(times, n=10)[-1], 4),
+        "min_ms": round(min(times), 4), "max_ms": round(max(times), 4),
+        "mean_ms": round(statistics.fmean(times), 4),
+        "stdev_ms": round(statistics.stdev(times), 4),
+        "timed_iterations": len(times), "warmup_iterations": warmup,
+        "warmup_s": round(warm_s, 2), "peak_allocated_bytes": peak,
+    }
+    if args.profiled == 0:
+        return timing
+    raw = os.path.join(args.out, stem + ".pt.trace.json")
+    sched = torch.profiler.schedule(wait=1, warmup=2,
+                                    active=args.profiled - 3, repeat=1)
+    acts = [torch.profiler.ProfilerActivity.CPU,
+            torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(
+            activities=acts, schedule=sched, record_shapes=True,
+            profile_memory=True,
+            on_trace_ready=lambda p: p.export_chrome_trace(raw)) as prof:
+        for _ in range(args.profiled):
+            step().item()
+            prof.step()
+    torch.cuda.synchronize()
+    with open(raw, "rb") as f, gzip.open(raw + ".gz", "wb", 9) as g:
+        shutil.copyfileobj(f, g)
+    os.remove(raw)
+
+    timing.update(trace=stem + ".pt.trace.json.gz",
+                  trace_bytes=os.path.getsize(raw + ".gz"),
+                  profiled_iterations=args.profiled - 3)
+    return timing
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--out", required=True)
+    p.add_argument("--models", default="resnet50,bert,gpt2")
+    p.add_argument("--variants", default="baseline,amp,fused_adam,batch2x")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--timed", type=int, default=50)
+    p.add_argument("--profiled", type=int, default=6,
+                   help="profiler steps: 1 waits, 2 warm up, the rest kept; "
+                   "0: timings only, no trace")
+    args = p.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("train.py: no CUDA device")
+    os.makedirs(args.out, exist_ok=True)
+    info = versions()
+    results = os.path.join(args.out, "results.jsonl")
+    for name in args.models.split(","):
+        for variant in args.variants.split(","):
+            if variant not in VARIANTS:
+                sys.exit(f"train.py: unknown variant '{variant}'")
+            if variant.startswith("workers") and name != "resnet50":
+                continue
+            t = time.perf_counter()
+            try:
+                rec = run_one(name, variant, args)
+            except Exception as e:  # noqa: BLE001
+                traceback.print_exc()
+                rec = {"model": name, "variant": variant,
+                       "error": f"{type(e).__name__}: {e}"[:500]}
+            rec.update(info)
+            rec["wall_s"] = round(time.perf_counter() - t, 1)
+            print(json.dumps(rec), flush=True)
+            with open(results, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            gc.collect()
+            torch.cuda.empty_cache()
+            if variant == "compile":
+                torch._dynamo.reset()
+
+
+if __name__ == "__main__":
+    main()
