@@ -44,6 +44,9 @@ struct ModelOptions {
   std::string Model;                 ///< a path, or a standard model's name
   std::vector<std::string> Settings; ///< NAME=VALUE
   uint64_t MaxSteps = 50'000'000;
+  /// The iteration time measured without the profiler ("35.5ms"), or "":
+  /// CPU work is scaled to match it before the model runs (ProfilerFit).
+  std::string Unprofiled;
 };
 
 int runModel(const ModelOptions &M, const TraceOptions &T);

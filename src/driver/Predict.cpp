@@ -5,7 +5,11 @@
 #include "driver/Progress.h"
 #include "driver/Session.h"
 
+#include "graph/Edit.h"
+
 #include <fmt/format.h>
+
+#include <cmath>
 
 using namespace dd;
 using namespace dd::driver;
@@ -44,10 +48,9 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
   };
   Mem.prepare(Tr, G, *B.Base, B.Chosen, Env);
   // The replay's steady state, before the model changes the graph.
-  std::vector<Steady> BaseSteady =
-      B.BaseSteady.size() == B.Chosen.size()
-          ? B.BaseSteady
-          : steadyStates(G, *B.Base, B.Chosen);
+  std::vector<Steady> BaseSteady = B.BaseSteady.size() == B.Chosen.size()
+                                       ? B.BaseSteady
+                                       : steadyStates(G, *B.Base, B.Chosen);
   vm::RunOptions RO;
   RO.MaxSteps = MaxSteps;
   RO.Settings = Settings;
@@ -81,6 +84,11 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
     O.Index = I;
     O.Measured = measuredPointTime(G, It.End, MEnd) -
                  measuredPointTime(G, It.Begin, MEnd);
+    if (B.Unprofiled.Applied) {
+      O.Profiled = O.Measured;
+      O.Measured = B.Unprofiled.Target;
+      O.CpuScale = B.Unprofiled.CpuScale;
+    }
     O.Baseline = sim::iterationTime(G, *B.Base, It);
     O.PredictedSpan = sim::iterationTime(G, *Pred, It);
     const Steady &SB = BaseSteady[K];
@@ -122,9 +130,9 @@ void Outcome::speedupJson(JsonWriter &W) const {
     W.value(speedup());
 }
 
-std::vector<Steady> dd::driver::steadyStates(const graph::Graph &G,
-                                             const sim::SimResult &R,
-                                             const std::vector<size_t> &Chosen) {
+std::vector<Steady>
+dd::driver::steadyStates(const graph::Graph &G, const sim::SimResult &R,
+                         const std::vector<size_t> &Chosen) {
   sim::IterationLoad Load = sim::iterationLoad(G, R);
   std::vector<Steady> Out;
   for (size_t I : Chosen)
@@ -140,8 +148,7 @@ Steady dd::driver::steadyState(const graph::Graph &G,
   S.Time = sim::iterationTime(G, R, G.Iterations[I]);
   // The window: the iteration and its neighbours (of its rank).
   std::vector<size_t> Window;
-  for (size_t J = I > 0 ? I - 1 : 0; J <= I + 1 && J < G.Iterations.size();
-       ++J)
+  for (size_t J = I > 0 ? I - 1 : 0; J <= I + 1 && J < G.Iterations.size(); ++J)
     if (G.Iterations[J].Rank == G.Iterations[I].Rank)
       Window.push_back(J);
   int64_t Time = 0;
@@ -172,8 +179,8 @@ Steady dd::driver::steadyState(const graph::Graph &G,
   // iteration's end, each iteration's work finishes.
   if (N >= 2) {
     auto Behind = [&](size_t K) {
-      int64_t Done = Window[K] < Load.Done.size() ? Load.Done[Window[K]]
-                                                   : INT64_MIN;
+      int64_t Done =
+          Window[K] < Load.Done.size() ? Load.Done[Window[K]] : INT64_MIN;
       int64_t End = sim::iterationSpan(G, R, G.Iterations[Window[K]]).second;
       return Done == INT64_MIN ? 0 : std::max<int64_t>(0, Done - End);
     };
@@ -187,4 +194,76 @@ Steady dd::driver::steadyState(const graph::Graph &G,
   S.Piling.Window = Window.size();
   S.Time = std::max({S.Time, S.Piling.PerIteration, S.Time + S.Piling.Growth});
   return S;
+}
+
+llvm::Expected<ProfilerFit>
+dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
+                          int64_t Target) {
+  ProfilerFit F;
+  F.Applied = true;
+  F.Target = Target;
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(G, MStart, MEnd);
+  for (size_t I : Chosen)
+    F.Profiled += measuredPointTime(G, G.Iterations[I].End, MEnd) -
+                  measuredPointTime(G, G.Iterations[I].Begin, MEnd);
+  F.Profiled /= static_cast<int64_t>(Chosen.size());
+  // The reported iterations' mean replay with CPU work times S.
+  std::vector<int64_t> Dur, Gap;
+  auto ReplayAt = [&](double S) -> llvm::Expected<int64_t> {
+    Dur = G.Dur;
+    Gap = G.Gap;
+    graph::scaleCpuTime(G, S, Dur, Gap);
+    sim::TimeOverride O{Dur, Gap};
+    auto R = sim::simulate(G, nullptr, &O);
+    if (!R)
+      return R.takeError();
+    int64_t Sum = 0;
+    for (size_t I : Chosen)
+      Sum += sim::iterationTime(G, *R, G.Iterations[I]);
+    return Sum / static_cast<int64_t>(Chosen.size());
+  };
+  // Bisection in log S: the replay grows with S (more CPU time never
+  // finishes sooner), to within 0.01% of Target or 40 halvings.
+  double Lo = std::log(MinCpuScale), Hi = std::log(MaxCpuScale);
+  auto AtLo = ReplayAt(MinCpuScale);
+  if (!AtLo)
+    return AtLo.takeError();
+  auto AtHi = ReplayAt(MaxCpuScale);
+  if (!AtHi)
+    return AtHi.takeError();
+  // Where even free CPU work replays slower than Target, the run without
+  // the profiler is bound by its GPU work, and any CPU speed up to where
+  // the replay starts to grow fits it: the fit takes that knee (0.5% above
+  // the floor), the slowest CPU consistent with the measurement.
+  int64_t Aim = Target;
+  F.Floor = *AtLo;
+  F.GpuBound = *AtLo * 200 >= Target * 201;
+  if (*AtLo >= Target)
+    Aim = *AtLo + *AtLo / 200;
+  double Best = 0;
+  int64_t BestReplay = 0;
+  if (*AtHi <= Aim) {
+    Best = Hi, BestReplay = *AtHi;
+  } else {
+    Best = Lo, BestReplay = *AtLo;
+    for (int Step = 0; Step < 40; ++Step) {
+      double Mid = (Lo + Hi) / 2;
+      auto At = ReplayAt(std::exp(Mid));
+      if (!At)
+        return At.takeError();
+      if (std::llabs(*At - Aim) < std::llabs(BestReplay - Aim))
+        Best = Mid, BestReplay = *At;
+      if (std::llabs(*At - Aim) * 10000 <= Aim)
+        break;
+      (*At < Aim ? Lo : Hi) = Mid;
+    }
+  }
+  F.CpuScale = std::exp(Best);
+  F.Replayed = BestReplay;
+  // Within 2%: the profiler's own cost on the GPU (CUPTI's per-kernel
+  // records) and on launch delays is not modelled, so closer is not asked.
+  F.Reached = std::llabs(BestReplay - Target) * 50 <= Target;
+  graph::scaleCpuTime(G, F.CpuScale);
+  return F;
 }

@@ -23,7 +23,6 @@
 
 namespace dd::driver {
 
-
 /// Work piling up: over an iteration and its neighbours, the work they put
 /// on one resource exceeds the time they take, or their work finishes
 /// further past their ends each iteration (by more than BacklogMargin):
@@ -54,9 +53,36 @@ struct Steady {
 Steady steadyState(const graph::Graph &G, const sim::IterationLoad &Load,
                    const sim::SimResult &R, size_t I);
 /// steadyState of each of \p Chosen, the load computed once.
-std::vector<Steady> steadyStates(const graph::Graph &G,
-                                 const sim::SimResult &R,
+std::vector<Steady> steadyStates(const graph::Graph &G, const sim::SimResult &R,
                                  const std::vector<size_t> &Chosen);
+
+/// The profiler's overhead taken out (`run --unprofiled TIME`): the factor
+/// by which CPU work (leaf durations and the gaps between them on CPU
+/// threads) is scaled so that the replay of the reported iterations lasts
+/// TIME, the iteration time the user measured without the profiler.
+struct ProfilerFit {
+  bool Applied = false;
+  int64_t Target = 0;   ///< the time measured without the profiler
+  int64_t Profiled = 0; ///< the reported iterations' mean measured time
+  int64_t Replayed = 0; ///< their mean replay with the factor
+  int64_t Floor = 0;    ///< their replay with (next to) no CPU time
+  double CpuScale = 1.0;
+  /// False where no factor in [MinCpuScale, MaxCpuScale] replays within
+  /// 2% of Target: the nearest end of the range (Replayed says how far).
+  bool Reached = true;
+  /// Free CPU work still replays more than 0.5% slower than Target: the
+  /// unprofiled run is bound by GPU work, and CpuScale is the largest that
+  /// keeps the replay at that floor (an upper bound on CPU time).
+  bool GpuBound = false;
+};
+constexpr double MinCpuScale = 1.0 / 64, MaxCpuScale = 4.0;
+
+/// Fits ProfilerFit::CpuScale by bisection on the replay of \p Chosen of
+/// \p G (unchanged) and applies it to G. Fails only where G cannot be
+/// simulated.
+llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
+                                          const std::vector<size_t> &Chosen,
+                                          int64_t Target);
 
 /// The trace side of a run, shared by every point of a sweep: the trace, its
 /// unchanged graph, the reported iterations and the baseline replay.
@@ -70,6 +96,7 @@ struct Baseline {
   /// unchanged graph): the same for every run of a sweep or every what-if,
   /// so computed once. predict computes it when it is left empty.
   std::vector<Steady> BaseSteady;
+  ProfilerFit Unprofiled;
 };
 
 /// One reported iteration: measured, replayed and predicted time.
@@ -81,6 +108,10 @@ struct Outcome {
   int64_t Measured = 0, Baseline = 0, Predicted = 0;
   int64_t BaselineSteady = 0, PredictedSpan = 0;
   Backlog BasePiling, PredPiling;
+  /// With --unprofiled: Measured is the time measured without the
+  /// profiler, Profiled the trace's, and CpuScale the fitted factor.
+  int64_t Profiled = 0;
+  double CpuScale = 1.0;
   /// The model removed all of the iteration's work: nothing is left to
   /// time, and there is no speedup to give.
   bool emptied() const { return Predicted <= 0; }

@@ -11,6 +11,7 @@
 #include "driver/Session.h"
 #include "driver/Sweep.h"
 #include "sim/CriticalPath.h"
+#include "support/Units.h"
 #include "vm/VM.h"
 
 #include <fmt/format.h>
@@ -51,10 +52,10 @@ std::string backlogLines(const Outcome &O) {
       What = fmt::format("{} has {} of work per iteration", B.Resource,
                          formatDuration(B.PerIteration));
     if (B.Growth > 0)
-      What += fmt::format("{}each iteration's work finishes {} further "
-                          "past its end",
-                          What.empty() ? "" : ", and ",
-                          formatDuration(B.Growth));
+      What +=
+          fmt::format("{}each iteration's work finishes {} further "
+                      "past its end",
+                      What.empty() ? "" : ", and ", formatDuration(B.Growth));
     S += fmt::format("           {}: work piles up ({}, against {} per "
                      "iteration over the {} around this one), so repeated "
                      "the run falls behind its CPU (the iteration's own "
@@ -153,6 +154,10 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("iteration", G.Iterations[O.Index].Number);
   W.field("label", G.Iterations[O.Index].Label);
   W.field("measured_ns", O.Measured);
+  if (O.Profiled) {
+    W.field("profiled_ns", O.Profiled);
+    W.field("cpu_scale", O.CpuScale);
+  }
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
   O.speedupJson(W);
@@ -292,6 +297,23 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError("ddscript", Error);
     return ExitBadInput;
   }
+  std::optional<int64_t> Unprofiled;
+  if (!M.Unprofiled.empty()) {
+    auto V = parseQuantity(M.Unprofiled, Dim::duration());
+    if (!V || *V < 1 || !(*V < double(graph::MaxTime))) {
+      reportError("ddscript", "--unprofiled " + M.Unprofiled +
+                                  ": give the iteration time measured "
+                                  "without the profiler as a duration above "
+                                  "zero, like 35.5ms");
+      return ExitBadInput;
+    }
+    Unprofiled = std::llround(*V);
+    if (T.TracePaths.size() > 1) {
+      reportError("ddscript", "--unprofiled takes one trace's time; a job "
+                              "has one per rank (not supported yet)");
+      return ExitBadInput;
+    }
+  }
   if (T.TracePaths.size() > 1)
     return runJobModel(M, T, *Model, SM, Path, *Axes);
   size_t Points = combinationCount(*Axes);
@@ -346,6 +368,33 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Chosen.takeError()));
     return ExitBadInput;
   }
+  ProfilerFit Fit;
+  if (Unprofiled) {
+    auto F = fitUnprofiled(*G, *Chosen, *Unprofiled);
+    if (!F) {
+      reportError(T.TracePath, llvm::toString(F.takeError()));
+      return ExitInternal;
+    }
+    Fit = *F;
+    if (Fit.GpuBound)
+      reportWarning(
+          T.TracePath,
+          fmt::format("--unprofiled {}: with no CPU time at all the "
+                      "iteration replays in {} (its GPU work, and the "
+                      "profiler's cost there, are not scaled): without the "
+                      "profiler it is bound by GPU work, and any CPU speed up "
+                      "to x{:.3f} fits; that one is taken (an upper bound on "
+                      "CPU time, so what-ifs that shorten GPU work may be "
+                      "pessimistic)",
+                      formatDuration(Fit.Target), formatDuration(Fit.Floor),
+                      Fit.CpuScale));
+    else if (!Fit.Reached)
+      reportWarning(T.TracePath,
+                    fmt::format("--unprofiled {}: CPU work x{} replays the "
+                                "iteration in {} only",
+                                formatDuration(Fit.Target), MaxCpuScale,
+                                formatDuration(Fit.Replayed)));
+  }
   PhaseTimer BaseTimer("baseline");
   auto Base = sim::simulate(*G);
   BaseTimer.stop();
@@ -360,6 +409,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   B.Chosen = *Chosen;
   B.Base = &*Base;
   B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
+  B.Unprofiled = Fit;
   if (Sweep)
     return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
 

@@ -3,6 +3,7 @@
 #include "driver/RunMemory.h"
 
 #include "driver/Session.h"
+#include "support/Units.h"
 
 #include <fmt/format.h>
 
@@ -26,15 +27,10 @@ std::string peakBytes(int64_t B) {
 
 /// A size as --set gives it: a number with a size unit ("16GB", "12GiB").
 std::optional<int64_t> parseSize(const std::string &Text) {
-  const char *Begin = Text.c_str();
-  char *End = nullptr;
-  double V = std::strtod(Begin, &End);
-  if (End == Begin || !std::isfinite(V) || V < 0)
+  auto V = parseQuantity(Text, Dim::bytes());
+  if (!V || !(*V < double(graph::MaxTime)))
     return std::nullopt;
-  auto U = lookupUnit(End);
-  if (!U || U->D != Dim::bytes() || !(V * U->Scale < double(graph::MaxTime)))
-    return std::nullopt;
-  return std::llround(V * U->Scale);
+  return std::llround(*V);
 }
 
 } // namespace
@@ -147,8 +143,7 @@ std::string RunMemory::text() const {
       M->Pools[Pool].label(),
       Chosen.size() > 1 ? fmt::format(" over {} iterations", Chosen.size())
                         : std::string(),
-      peakBytes(Measured), peakBytes(Baseline),
-      peakBytes(Predicted),
+      peakBytes(Measured), peakBytes(Baseline), peakBytes(Predicted),
       formatPercent(Baseline ? double(Predicted - Baseline) / double(Baseline)
                              : 0.0,
                     true));

@@ -149,7 +149,15 @@ std::string dd::driver::iterationLines(const graph::Graph &G,
       fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[O.Index].Label,
                   G.iterationOrdinal(O.Index), G.traceIterationCount(),
                   O.Index == defaultIteration(G) ? ", steady state" : "");
-  S += fmt::format("measured   {}\n", formatDuration(O.Measured));
+  if (O.Profiled)
+    S += fmt::format("measured   {} without the profiler (--unprofiled); "
+                     "{} in the trace\n"
+                     "profiler   CPU work scaled x{:.3f} before the model, to "
+                     "take the profiler's overhead out\n",
+                     formatDuration(O.Measured), formatDuration(O.Profiled),
+                     O.CpuScale);
+  else
+    S += fmt::format("measured   {}\n", formatDuration(O.Measured));
   S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
                    formatPercent(O.replayError(), true));
   return S;

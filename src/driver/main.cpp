@@ -220,6 +220,11 @@ int main(int argc, char **argv) {
       ->add_option("--max-steps", RunModel.MaxSteps,
                    "Stop a model after this many VM steps")
       ->check(wholeNumber(1, UINT64_MAX / 2));
+  RunCmd->add_option(
+      "--unprofiled", RunModel.Unprofiled,
+      "The iteration time measured without the profiler (like 35.5ms): the "
+      "trace's CPU work is scaled to match it before the model runs, taking "
+      "out the profiler's overhead");
   addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] {
     std::exit(resolveTraces(RunTrace, "run", true)
@@ -235,11 +240,10 @@ int main(int argc, char **argv) {
       "faster, data loading gone, communication faster, syncs removed, the "
       "optimizer fused");
   addTraceOptions(OppCmd, OppTrace, true);
-  OppCmd
-      ->add_option("--factor", Opp.Factor,
-                   "How much faster each what-if makes its tasks (default 2)");
-  OppCmd
-      ->add_option("--top", Opp.Top, "How many to list (default 10)")
+  OppCmd->add_option(
+      "--factor", Opp.Factor,
+      "How much faster each what-if makes its tasks (default 2)");
+  OppCmd->add_option("--top", Opp.Top, "How many to list (default 10)")
       ->check(wholeNumber(1, 1000));
   OppCmd->callback([&] {
     std::exit(resolveTraces(OppTrace, "opportunities", false)
@@ -265,8 +269,9 @@ int main(int argc, char **argv) {
   CmpCmd->add_option("--iteration,-i", CmpTrace.Iteration,
                      "BEFORE's iteration (default: a steady-state one; "
                      "AFTER's is its own steady-state one)");
-  CmpCmd->add_option("--calibration", CmpTrace.Calibration,
-                     "Dependency delays: exact or typical")
+  CmpCmd
+      ->add_option("--calibration", CmpTrace.Calibration,
+                   "Dependency delays: exact or typical")
       ->check(CLI::IsMember({"exact", "typical"}));
   CmpCmd->add_option("--format", CmpTrace.Format, "Output format: text or json")
       ->transform(formatName());

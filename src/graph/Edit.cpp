@@ -79,3 +79,19 @@ void graph::setTaskDuration(Graph &G, TaskId T, int64_t Ns) {
   One.set(T);
   scaleTasks(G, One, Factor, false);
 }
+
+void dd::graph::scaleCpuTime(const Graph &G, double Factor,
+                             std::vector<int64_t> &Dur,
+                             std::vector<int64_t> &Gap) {
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (G.isGpu(X) || !G.isLeaf(X) || G.Res[X] == NoResource ||
+        G.Resources[G.Res[X]].Kind != ResourceKind::CpuThread)
+      continue;
+    Dur[X] = scaledDuration(G.Dur[X], Factor, false);
+    Gap[X] = scaledDuration(G.Gap[X], Factor, false);
+  }
+}
+
+void dd::graph::scaleCpuTime(Graph &G, double Factor) {
+  scaleCpuTime(G, Factor, G.Dur, G.Gap);
+}

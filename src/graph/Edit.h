@@ -36,6 +36,17 @@ void setTaskDuration(Graph &G, TaskId T, int64_t Ns);
 /// duration for a leaf).
 int64_t innerTime(const Graph &G, TaskId T);
 
+/// Every CPU leaf's duration and the gap before it on its thread, times
+/// \p Factor (rounded as scaledDuration): CPU work as a run without the
+/// profiler would do it (the profiler's cost is on the CPU, per operator).
+/// GPU work, dependency delays and containers' own lead and trail stay.
+/// Leaves inserted by a model have no measured time: call it on the trace's
+/// graph, before a model changes it.
+void scaleCpuTime(Graph &G, double Factor);
+/// The same into \p Dur and \p Gap (copies of G's), leaving G as it is.
+void scaleCpuTime(const Graph &G, double Factor, std::vector<int64_t> &Dur,
+                  std::vector<int64_t> &Gap);
+
 } // namespace dd::graph
 
 #endif

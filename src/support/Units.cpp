@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 using namespace dd;
 
@@ -105,4 +107,17 @@ std::string dd::formatQuantity(double V, Dim D) {
   if (!D.plain())
     S += " " + dimName(D);
   return S;
+}
+
+std::optional<double> dd::parseQuantity(std::string_view Text, Dim D) {
+  std::string T(Text);
+  const char *Begin = T.c_str();
+  char *End = nullptr;
+  double V = std::strtod(Begin, &End);
+  if (End == Begin || !std::isfinite(V) || V < 0)
+    return std::nullopt;
+  auto U = lookupUnit(End);
+  if (!U || U->D != D)
+    return std::nullopt;
+  return V * U->Scale;
 }

@@ -47,6 +47,10 @@ struct UnitInfo {
   Dim D;
 };
 std::optional<UnitInfo> lookupUnit(std::string_view Suffix);
+/// A non-negative quantity of dimension \p D as the command line gives it: a
+/// number and a unit of that dimension ("35.5ms", "16GiB"), in base units
+/// (nanoseconds, bytes); nullopt for anything else.
+std::optional<double> parseQuantity(std::string_view Text, Dim D);
 /// The unit suffixes the language accepts, for messages.
 const char *knownUnits();
 

@@ -1,5 +1,6 @@
 #include "GraphFixture.h"
 
+#include "graph/Edit.h"
 #include "sim/Simulator.h"
 
 #include <doctest/doctest.h>
@@ -88,4 +89,29 @@ TEST_CASE("edges on containers are lowered onto their leaves") {
   REQUIRE(M.G.Lowered.size() == 1);
   CHECK(M.G.Lowered[0].Src == X);
   CHECK(M.G.Lowered[0].Delay == 3);
+}
+
+TEST_CASE("scaling CPU time leaves GPU work and dependency delays alone") {
+  MiniGraph M;
+  ResourceId T = M.thread("t"), S = M.stream("s");
+  TaskId A = M.task(T, "a", 100, 10);
+  TaskId B = M.task(T, "b", 40, 20);
+  TaskId K = M.task(S, "k", 300, 8, TaskKind::Kernel);
+  M.edge(A, K, Anchor::EndToStart, 6, EdgeKind::Launch);
+  REQUIRE(M.G.finalize());
+  std::vector<int64_t> Dur = M.G.Dur, Gap = M.G.Gap;
+  dd::graph::scaleCpuTime(M.G, 0.5, Dur, Gap);
+  CHECK(Dur[A] == 50);
+  CHECK(Gap[A] == 5);
+  CHECK(Dur[B] == 20);
+  CHECK(Gap[B] == 10);
+  CHECK(Dur[K] == 300);
+  CHECK(Gap[K] == 8);
+  CHECK(M.G.Dur[A] == 100); // the copy only
+  dd::graph::scaleCpuTime(M.G, 0.5);
+  CHECK(M.G.Dur == Dur);
+  auto Res = dd::sim::simulate(M.G);
+  REQUIRE(static_cast<bool>(Res));
+  // a: 5..55; the launch delay stays 6 ns.
+  CHECK(Res->Start[K] >= 55 + 6);
 }

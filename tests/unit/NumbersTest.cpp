@@ -1,4 +1,5 @@
 #include "trace/Numbers.h"
+#include "support/Units.h"
 
 #include <doctest/doctest.h>
 
@@ -107,4 +108,18 @@ TEST_CASE("digits are read eight at a time without changing any value") {
     CAPTURE(S);
     CHECK(parseScaledDecimal(S, 3) == parseScaledDecimal("\"" + S + "\"", 3));
   }
+}
+
+TEST_CASE("command-line quantities: a number and a unit of the dimension") {
+  using dd::Dim;
+  CHECK(dd::parseQuantity("35.5ms", Dim::duration()) ==
+        doctest::Approx(35.5e6));
+  CHECK(dd::parseQuantity("2us", Dim::duration()) == doctest::Approx(2000));
+  CHECK(dd::parseQuantity("16GiB", Dim::bytes()) ==
+        doctest::Approx(16.0 * 1024 * 1024 * 1024));
+  CHECK_FALSE(dd::parseQuantity("35.5", Dim::duration()));
+  CHECK_FALSE(dd::parseQuantity("3GB", Dim::duration()));
+  CHECK_FALSE(dd::parseQuantity("-1ms", Dim::duration()));
+  CHECK_FALSE(dd::parseQuantity("ms", Dim::duration()));
+  CHECK_FALSE(dd::parseQuantity("5 ms", Dim::duration()));
 }
