@@ -35,7 +35,8 @@ static std::vector<Value> elements(Interpreter &I, const Value &V,
       Out.push_back(Value::id(VKind::Task, T));
     return Out;
   }
-  case VKind::Task: return {V};
+  case VKind::Task:
+    return {V};
   case VKind::BlockSet: {
     std::vector<Value> Out;
     for (memory::BlockId B : I.blocksInOrder(V.as<BlockSetObj>()->Bits))
@@ -108,10 +109,14 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     }
     return Best;
   }
-  case BuiltinId::abs: return Rounded(std::fabs);
-  case BuiltinId::ceil: return Rounded(std::ceil);
-  case BuiltinId::floor: return Rounded(std::floor);
-  case BuiltinId::round: return Rounded(std::round);
+  case BuiltinId::abs:
+    return Rounded(std::fabs);
+  case BuiltinId::ceil:
+    return Rounded(std::ceil);
+  case BuiltinId::floor:
+    return Rounded(std::floor);
+  case BuiltinId::round:
+    return Rounded(std::round);
   case BuiltinId::sqrt: {
     const Value &X = Num(0, "sqrt");
     if (X.asNumber() < 0)
@@ -122,7 +127,8 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
                          {static_cast<int8_t>(X.unit().Bytes / 2),
                           static_cast<int8_t>(X.unit().Time / 2)});
   }
-  case BuiltinId::str: return Value::string(show(Args[0]));
+  case BuiltinId::str:
+    return Value::string(show(Args[0]));
   case BuiltinId::range: {
     double A = 0, B = 0;
     if (given(Args, 1)) {
@@ -141,9 +147,11 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
       Out.push_back(Value::number(X));
     return Value::list(std::move(Out));
   }
-  case BuiltinId::list: return Value::list(elements(*this, Args[0], "list"));
+  case BuiltinId::list:
+    return Value::list(elements(*this, Args[0], "list"));
   case BuiltinId::set:
-    return given(Args, 0) ? taskSet(toSet(Args[0], "set")) : taskSet(emptySet());
+    return given(Args, 0) ? taskSet(toSet(Args[0], "set"))
+                          : taskSet(emptySet());
   case BuiltinId::sorted: {
     std::vector<Value> Items = elements(*this, Args[0], "sorted");
     std::vector<std::pair<Value, Value>> Keyed;
@@ -203,11 +211,20 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
   }
   case BuiltinId::baseline:
     return Value::number(static_cast<double>(Env.BaselineNs), Dim::duration());
+  case BuiltinId::worker_thread:
+    if (!Args[0].is(VKind::String))
+      fail("worker_thread() takes the thread's name, a string, got " +
+           describeValue(Args[0]));
+    if (Args[0].as<StringObj>()->S.empty())
+      fail("worker_thread() needs a name, got an empty string");
+    return workerThread(Args[0].as<StringObj>()->S);
   case BuiltinId::peak:
   case BuiltinId::baseline_peak:
     return peak(Id == BuiltinId::baseline_peak);
-  case BuiltinId::__device: return Value::id(VKind::Device, 0);
-  case BuiltinId::__trace: return Value::id(VKind::Trace, 0);
+  case BuiltinId::__device:
+    return Value::id(VKind::Device, 0);
+  case BuiltinId::__trace:
+    return Value::id(VKind::Trace, 0);
   default:
     fail("internal error: builtin not implemented");
   }

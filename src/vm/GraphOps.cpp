@@ -320,6 +320,25 @@ void Interpreter::finishSchedules() {
     }
 }
 
+Value Interpreter::workerThread(const std::string &Name) {
+  graph::Graph &G = graph();
+  graph::ResourceId R = G.findResource(graph::ResourceKind::CpuThread, Name);
+  // Traced threads are named "thread TID (NAME)" and have their TID.
+  if (R != graph::NoResource && G.Resources[R].Id >= 0)
+    fail("worker_thread(\"" + Name +
+         "\"): the trace has a thread of that name; name the worker "
+         "differently");
+  if (R == graph::NoResource) {
+    int64_t Ordinal = 0;
+    for (const graph::Resource &X : G.Resources)
+      Ordinal += X.Kind == graph::ResourceKind::CpuThread && X.Id < 0;
+    // Negative ids: no operating-system thread has one.
+    R = G.addResource(graph::ResourceKind::CpuThread, -1, -1 - Ordinal, Name);
+    markStructural();
+  }
+  return Value::id(VKind::Resource, R);
+}
+
 Value Interpreter::channel(const std::string &Name) {
   graph::Graph &G = graph();
   graph::ResourceId R = G.findResource(graph::ResourceKind::Channel, Name);

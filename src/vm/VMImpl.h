@@ -93,6 +93,7 @@ public:
   void depend(const Value &Waiter, const Value &On);
   void schedule(const Value &Res, const Value *Priority, unsigned Mode);
   Value channel(const std::string &Name);
+  Value workerThread(const std::string &Name);
   void finishSchedules();
 
   // Memory blocks (Blocks.cpp: values; MemoryOps.cpp: statements).
@@ -179,7 +180,6 @@ public:
   int64_t containerDuration(graph::TaskId T);
 
 private:
-
   void decodeConstants();
   void applySettings();
   Value execute(size_t StopDepth);
