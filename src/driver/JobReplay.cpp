@@ -370,8 +370,8 @@ dd::driver::chooseJobIterations(const job::Job &J, const std::string &Iteration,
   }
   auto Chosen = chooseIterations(Numbers, Lengths, Iteration);
   if (!Chosen) {
-    reportError("ddscript", iterationError(Iteration, DefaultFrom,
-                                           Chosen.takeError()));
+    reportError("ddscript",
+                iterationError(Iteration, DefaultFrom, Chosen.takeError()));
     return std::nullopt;
   }
   return std::move(*Chosen);
@@ -396,10 +396,10 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
 }
 
 int dd::driver::runJobReplay(const TraceOptions &O) {
-  if (!O.ReportPath.empty() || O.Diverging) {
-    reportError("ddscript", "--report and --diverging take one trace; a "
-                            "job's replay prints its numbers and writes a "
-                            "--timeline");
+  if (O.Diverging) {
+    reportError("ddscript", "--diverging takes one trace; a job's replay "
+                            "prints its numbers and writes a --timeline or a "
+                            "--report");
     return ExitBadInput;
   }
   auto L = loadJobFor(O);
@@ -447,10 +447,11 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
     printJson(*J, Reports);
   else
     printText(*J, Reports, FromTraces);
-  if (O.TimelinePath.empty())
+  if (O.TimelinePath.empty() && O.ReportPath.empty())
     return ExitOk;
-  // The timeline: the first reported job iteration, each rank measured and
-  // replayed as a pair of processes.
+  // The timeline and the report: the first reported job iteration, each
+  // rank measured and replayed as a pair of processes; the report's summary
+  // and critical path are the job's.
   report::RunData D;
   D.G = &J->G;
   D.Command = "replay";
@@ -463,10 +464,21 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
   D.Replayed = simulatedSchedule("replayed", J->G, *R, Reported);
   for (size_t I = 0; I < J->Ranks.size(); ++I)
     D.Ranks.push_back({J->Ranks[I].Rank, J->Ranks[I].FirstResource,
-                       I + 1 < J->Ranks.size()
-                           ? J->Ranks[I + 1].FirstResource
-                           : static_cast<graph::ResourceId>(
-                                 J->G.Resources.size())});
+                       I + 1 < J->Ranks.size() ? J->Ranks[I + 1].FirstResource
+                                               : static_cast<graph::ResourceId>(
+                                                     J->G.Resources.size())});
+  const JobReport &First = Reports.front();
+  report::JobSummary Sum;
+  Sum.Label = First.It->Label;
+  Sum.Measured = First.Measured;
+  Sum.Replayed = First.Replayed;
+  for (const RankRow &Row : First.Ranks)
+    Sum.Ranks.push_back({Row.Rank, Row.Measured, Row.Replayed, Row.Late});
+  for (const Straggler &S : First.Stragglers)
+    Sum.Stragglers.push_back({S.Rank, S.Late, S.JobWithout, S.Scale});
+  D.Job = std::move(Sum);
+  D.Replayed.Paths = {First.Path};
+  D.Replayed.PathShares = {sim::sharesByActivity(J->G, First.Path)};
   trace::Trace NoDevices;
   return writeOutputs(O, NoDevices, Reported, D);
 }

@@ -8,9 +8,12 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include <string_view>
 
 using namespace dd;
+namespace fs = std::filesystem;
 using namespace dd::driver;
 
 std::optional<memory::MemoryModel>
@@ -69,6 +72,17 @@ int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
                              const std::vector<size_t> &Reported,
                              report::RunData &D) {
   D.TracePath = O.TracePath;
+  if (O.TracePaths.size() > 1) {
+    // A job: its folder when the ranks' traces share one.
+    std::string Dir = fs::path(O.TracePaths.front()).parent_path().string();
+    bool Shared = true;
+    for (const std::string &P : O.TracePaths)
+      Shared &= fs::path(P).parent_path().string() == Dir;
+    D.TracePath =
+        fmt::format("{} ({} traces, one per rank)",
+                    Shared && !Dir.empty() ? Dir + "/" : O.TracePath + " ...",
+                    O.TracePaths.size());
+  }
   D.Reported = Reported;
   D.SteadyState = defaultIteration(*D.G);
   for (const trace::DeviceInfo &Dev : T.Devices)

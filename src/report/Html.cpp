@@ -54,6 +54,7 @@ private:
 
   void header();
   void summary();
+  void jobSummary();
   void iterationTable();
   void changes();
   void changedTasks();
@@ -95,6 +96,10 @@ int64_t reportedTime(const RunData &D, const Schedule &S) {
 }
 
 void HtmlWriter::summary() {
+  if (D.Job) {
+    jobSummary();
+    return;
+  }
   int64_t M = reportedTime(D, D.Measured), R = reportedTime(D, D.Replayed);
   Out += "<section id=\"summary\"><h2>Summary</h2>\n";
   if (D.Reported.size() > 1)
@@ -129,6 +134,69 @@ void HtmlWriter::summary() {
   if (D.Reported.size() > 1)
     iterationTable();
   changes();
+  Out += "</section>\n";
+}
+
+void HtmlWriter::jobSummary() {
+  const JobSummary &J = *D.Job;
+  Out += "<section id=\"summary\"><h2>Summary</h2>\n";
+  Out += fmt::format("<p class=\"note\">{} ranks replayed together, "
+                     "iteration {}: the job's time runs from the first "
+                     "rank's begin to the last rank's end.</p>\n",
+                     J.Ranks.size(), htmlEscape(J.Label));
+  Out += "<table class=\"numbers\">";
+  Out += "<tr><th>measured</th>" + durationCell("measured", J.Measured) +
+         "<td></td></tr>\n";
+  Out +=
+      "<tr><th>replayed</th>" + durationCell("replayed", J.Replayed) +
+      fmt::format("<td id=\"replay-error\">error {}</td></tr>\n",
+                  J.Measured ? formatPercent(double(J.Replayed - J.Measured) /
+                                                 double(J.Measured),
+                                             true)
+                             : "-");
+  Out += "</table>\n<h3>Ranks</h3>\n<p class=\"note\">Late at collectives: "
+         "how long the others waited for the rank at the collectives of the "
+         "iteration, in all.</p>\n";
+  Out += "<table class=\"grid\" id=\"ranks\"><tr><th>rank</th><th>"
+         "measured</th><th>replayed</th><th>error</th><th>late at "
+         "collectives</th></tr>\n";
+  for (const JobSummary::RankRow &R : J.Ranks)
+    Out +=
+        fmt::format("<tr data-rank=\"{}\"><td>{}</td>", R.Rank, R.Rank) +
+        durationCell(nullptr, R.Measured) + durationCell(nullptr, R.Replayed) +
+        fmt::format("<td class=\"num\">{}</td>",
+                    R.Measured ? formatPercent(double(R.Replayed - R.Measured) /
+                                                   double(R.Measured),
+                                               true)
+                               : "-") +
+        durationCell(nullptr, R.Late) + "</tr>\n";
+  Out += "</table>\n<h3>Stragglers</h3>\n";
+  if (J.Stragglers.empty()) {
+    Out += "<p>No rank arrived at the collectives later than the median "
+           "rank.</p>\n";
+  } else {
+    Out += "<p class=\"note\">The ranks later than the median rank at the "
+           "collectives, latest first, each with the job's iteration were "
+           "its own work fast enough to be no later than the median rank "
+           "(a simulated what-if).</p>\n";
+    Out += "<table class=\"grid\" id=\"stragglers\"><tr><th>rank</th><th>"
+           "late</th><th>its work</th><th>job without the lateness</th><th>"
+           "change</th></tr>\n";
+    for (const JobSummary::Straggler &S : J.Stragglers)
+      Out +=
+          fmt::format("<tr data-straggler=\"{}\"><td>{}</td>", S.Rank, S.Rank) +
+          durationCell(nullptr, S.Late) +
+          fmt::format("<td class=\"num\">x{:.2f}</td>", S.WorkScale) +
+          durationCell(nullptr, S.JobWithout) +
+          fmt::format("<td class=\"num\">{}</td>",
+                      J.Replayed
+                          ? formatPercent(double(S.JobWithout - J.Replayed) /
+                                              double(J.Replayed),
+                                          true)
+                          : "-") +
+          "</tr>\n";
+    Out += "</table>\n";
+  }
   Out += "</section>\n";
 }
 
@@ -372,12 +440,11 @@ void HtmlWriter::critical() {
                        "</tr>\n",
                        htmlEscape(D.after().Label));
     for (const sim::PathTask &T : Top)
-      Out += fmt::format(
-          "<tr><td title=\"{}\">{}</td><td>{}</td>"
-          "<td class=\"num\">{}</td>{}</tr>\n",
-          htmlEscape(T.Name), htmlEscape(shorten(T.Name, 240)),
-          htmlEscape(T.Resource), formatCount(T.Count),
-          durationCell(nullptr, T.Time));
+      Out += fmt::format("<tr><td title=\"{}\">{}</td><td>{}</td>"
+                         "<td class=\"num\">{}</td>{}</tr>\n",
+                         htmlEscape(T.Name), htmlEscape(shorten(T.Name, 240)),
+                         htmlEscape(T.Resource), formatCount(T.Count),
+                         durationCell(nullptr, T.Time));
     Out += "</table>\n";
   }
   Out += "</section>\n";
@@ -398,8 +465,9 @@ void HtmlWriter::sweep() {
   Out += "<table class=\"grid\" id=\"sweep-table\"><tr>";
   for (const std::string &P : S.Params)
     Out += "<th>" + htmlEscape(P) + "</th>";
-  bool Memory = std::any_of(S.Points.begin(), S.Points.end(),
-                            [](const SweepPoint &P) { return P.PeakBytes >= 0; });
+  bool Memory =
+      std::any_of(S.Points.begin(), S.Points.end(),
+                  [](const SweepPoint &P) { return P.PeakBytes >= 0; });
   Out += "<th>predicted</th><th>speedup</th>";
   if (Memory)
     Out += "<th>peak memory</th><th>fits</th>";
@@ -414,10 +482,10 @@ void HtmlWriter::sweep() {
     if (Memory)
       Out += fmt::format(
           "<td class=\"num\">{}</td><td class=\"fits\">{}</td>",
-          P.PeakBytes < 0 ? std::string("-")
-                          : fmt::format("{:.3f} GiB",
-                                        double(P.PeakBytes) /
-                                            (1024.0 * 1024 * 1024)),
+          P.PeakBytes < 0
+              ? std::string("-")
+              : fmt::format("{:.3f} GiB",
+                            double(P.PeakBytes) / (1024.0 * 1024 * 1024)),
           P.PeakBytes < 0 || P.DeviceMemory <= 0 ? "-"
           : P.outOfMemory()                      ? "NO: out of memory"
                                                  : "yes");

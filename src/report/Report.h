@@ -83,6 +83,25 @@ struct Sweep {
   int64_t BaselineNs = 0; ///< the replayed iteration, for reference
 };
 
+/// A job's iteration as `replay` of several traces reports it: the job's
+/// span, each rank's, and the stragglers' what-ifs.
+struct JobSummary {
+  std::string Label;                  ///< the iteration ("ProfilerStep#10")
+  int64_t Measured = 0, Replayed = 0; ///< first rank's begin to last's end
+  struct RankRow {
+    int32_t Rank = 0;
+    int64_t Measured = 0, Replayed = 0;
+    int64_t Late = 0; ///< how late it arrived at the collectives, in all
+  };
+  std::vector<RankRow> Ranks;
+  struct Straggler {
+    int32_t Rank = 0;
+    int64_t Late = 0, JobWithout = 0;
+    double WorkScale = 1; ///< the factor its own work needed
+  };
+  std::vector<Straggler> Stragglers;
+};
+
 /// Everything the outputs show about one `replay` or `run`.
 struct RunData {
   const graph::Graph *G = nullptr; ///< finalized; after the model's changes
@@ -114,6 +133,9 @@ struct RunData {
     graph::ResourceId First = 0, End = 0;
   };
   std::vector<RankResources> Ranks;
+  /// A job's replay: its numbers, which the summary shows instead of the
+  /// reported iterations' (one per rank).
+  std::optional<JobSummary> Job;
 
   /// The comparison the outputs draw: replayed vs predicted for `run`,
   /// measured vs replayed for `replay`.

@@ -127,6 +127,32 @@ def static_checks(html, command, out):
                 if got != want:
                     fail(f"iteration {it['label']}: the page has {got}, the "
                          f"command says {want}")
+    elif command == "replay" and '"job_measured_ns"' in out:
+        # A job: the first reported iteration's numbers, a row per rank and
+        # per straggler, and the job's critical path.
+        rep = json.loads(out.splitlines()[0])
+        expect_cell(html, "measured", rep["job_measured_ns"])
+        expect_cell(html, "replayed", rep["job_replayed_ns"])
+        rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
+        if len(rows) != len(rep["ranks"]):
+            fail(f"the page has {len(rows)} rank rows, the command "
+                 f"{len(rep['ranks'])} ranks")
+        for r in rep["ranks"]:
+            got = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
+                                              rows.get(str(r["rank"]), ""))]
+            want = [r["measured_ns"], r["replayed_ns"], r["late_ns"]]
+            if got != want:
+                fail(f"rank {r['rank']}: the page has {got}, the command "
+                     f"says {want}")
+        rows = re.findall(r'<tr data-straggler="(\d+)">(.*?)</tr>', html)
+        want = [(str(x["rank"]), [x["late_ns"], x["job_without_ns"]])
+                for x in rep["stragglers"]]
+        got = [(k, [int(v) for v in re.findall(r'data-ns="(-?\d+)"', row)])
+               for k, row in rows]
+        if got != want:
+            fail(f"stragglers: the page has {got}, the command says {want}")
+        expect_cell(html, "critical-after", rep["critical_path_ns"])
+        return None
     elif command == "replay":
         # One line per iteration; the summary adds the iterations up.
         reps = [json.loads(line) for line in out.splitlines()]
