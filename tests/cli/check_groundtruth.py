@@ -30,6 +30,7 @@ MODELS = {
     "amp": ("amp", ["grad_scaler=false"]),
     "amp_fp16": ("amp", []),
     "fused_adam": ("fused_adam", []),
+    "batch2x": ("batch", ["factor=2"]),
     "workers4": ("dataloader", ["workers=4"]),
 }
 
@@ -85,26 +86,37 @@ def main(argv):
         row["gpu_bound"] = gpu_bound
         row["err_trace"] = row["pred_trace"] / row["var"] - 1
         row["err_unprof"] = row["pred_unprof"] / row["var"] - 1
+        # Memory: the predicted peak against the variant's measured peak of
+        # allocated memory (torch.cuda.max_memory_allocated).
+        if plain.get("peak_bytes_predicted"):
+            row["peak_pred"] = plain["peak_bytes_predicted"] / 2**30
+            row["peak_var"] = var["peak_allocated_bytes"] / 2**30
+            row["peak_base"] = base["peak_allocated_bytes"] / 2**30
         errors_trace.append(abs(row["err_trace"]))
         errors_unprof.append(abs(row["err_unprof"]))
 
     if markdown:
         print("| pair | measured before | measured after (runs) | ddscript "
-              "model | from the trace | error | with --unprofiled | error |")
-        print("|---|---:|---:|---|---:|---:|---:|---:|")
+              "model | from the trace | error | with --unprofiled | error | "
+              "peak memory: before, after, predicted |")
+        print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     for r in rows:
         spread = f"{r['spread'][0]:.1f}-{r['spread'][1]:.1f}"
         if "model" not in r:
             line = [r["pair"], f"{r['base']:.2f} ms",
                     f"{r['var']:.2f} ms ({spread})", "no model yet", "", "",
-                    "", ""]
+                    "", "", ""]
         else:
             note = " (GPU-bound: knee)" if r["gpu_bound"] else ""
             line = [r["pair"], f"{r['base']:.2f} ms",
                     f"{r['var']:.2f} ms ({spread})", r["model"],
                     f"{r['pred_trace']:.2f} ms", f"{r['err_trace']:+.1%}",
                     f"{r['pred_unprof']:.2f} ms, CPU x{r['cpu_scale']:.2f}"
-                    f"{note}", f"{r['err_unprof']:+.1%}"]
+                    f"{note}", f"{r['err_unprof']:+.1%}",
+                    (f"{r['peak_base']:.2f}, {r['peak_var']:.2f}, "
+                     f"{r['peak_pred']:.2f} GiB "
+                     f"({r['peak_pred'] / r['peak_var'] - 1:+.1%})")
+                    if "peak_pred" in r else ""]
         print(("| " + " | ".join(line) + " |") if markdown
               else "  ".join(line))
     if errors_trace:
