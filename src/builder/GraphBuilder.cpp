@@ -234,18 +234,27 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
   trace::RecordedBytes Bytes(T);
-  // A matrix multiply's FLOPs from its input shapes; each distinct (name,
-  // "Input Dims") pair read once.
-  llvm::DenseMap<std::pair<uint32_t, int64_t>, int64_t> FlopsOf;
+  // A matrix multiply's or a convolution's FLOPs from its input shapes
+  // (and a convolution's stride, padding and the like); each distinct
+  // (name, "Input Dims", "Concrete Inputs") read once.
+  llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t>, int64_t> FlopsOf;
   auto Flops = [&](EventId E) -> int64_t {
     const trace::Arg *Dims = T.arg(E, trace::ArgKey::InputDims);
     if (!Dims || !Dims->IsString)
       return -1;
-    auto [It, New] = FlopsOf.try_emplace({T.Name[E], Dims->Value}, -1);
+    const trace::Arg *Concrete = T.arg(E, trace::ArgKey::ConcreteInputs);
+    int64_t ConcreteId = Concrete && Concrete->IsString ? Concrete->Value : -1;
+    auto [It, New] =
+        FlopsOf.try_emplace({T.Name[E], Dims->Value, ConcreteId}, -1);
     if (New)
       if (auto Shapes =
-              trace::inputShapes(T.str(static_cast<StringId>(Dims->Value))))
-        It->second = trace::matmulFlops(T.name(E), *Shapes).value_or(-1);
+              trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)))) {
+        std::optional<int64_t> F = trace::matmulFlops(T.name(E), *Shapes);
+        if (!F && ConcreteId >= 0)
+          F = trace::convFlops(T.name(E), *Shapes,
+                               T.str(static_cast<StringId>(ConcreteId)));
+        It->second = F.value_or(-1);
+      }
     return It->second;
   };
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {

@@ -19,8 +19,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 using namespace dd;
@@ -103,32 +103,58 @@ KernelClass byName(const std::string &N) {
     return KernelClass::conv;
   if (hasAny(N, {"softmax"}))
     return KernelClass::softmax;
-  if (hasAny(N, {"layer_norm", "layernorm", "batch_norm", "batchnorm",
-                 "bn_fw", "bn_bw", "rms_norm", "rmsnorm", "group_norm",
-                 "groupnorm", "instance_norm", "welford"}))
+  if (hasAny(N, {"layer_norm", "layernorm", "batch_norm", "batchnorm", "bn_fw",
+                 "bn_bw", "rms_norm", "rmsnorm", "group_norm", "groupnorm",
+                 "instance_norm", "welford"}))
     return KernelClass::norm;
   if (hasAny(N, {"rotary"}))
     return KernelClass::elementwise;
   if (hasAny(N, {"embedding"}))
     return KernelClass::embedding;
-  if (hasAny(N, {"multi_tensor_apply", "fused_adam", "adam_", "_adam",
-                 "sgd_", "lamb_", "fused_sgd"}))
+  if (hasAny(N, {"multi_tensor_apply", "fused_adam", "adam_", "_adam", "sgd_",
+                 "lamb_", "fused_sgd"}))
     return KernelClass::optimizer;
-  if (hasAny(N, {"gemm", "gemv", "nvjet", "xmma", "cijk_", "triton_tem",
-                 "bmm", "matmul", "cutlass", "cublas", "hipblaslt", "tensile",
-                 "wmma", "tensorop"}))
+  if (hasAny(N, {"gemm", "gemv", "nvjet", "xmma", "cijk_", "triton_tem", "bmm",
+                 "matmul", "cutlass", "cublas", "hipblaslt", "tensile", "wmma",
+                 "tensorop"}))
     return KernelClass::gemm;
   if (hasAny(N, {"reduce", "triton_red", "triton_per", "cub::", "scan",
                  "argmax", "argmin", "topk", "sort", "histogram", "routing",
                  "moe::dev::finalize"}))
     return KernelClass::reduction;
-  if (hasAny(N, {"elementwise", "triton_poi", "catarraybatchedcopy",
-                 "fill", "copy", "index", "gather", "scatter", "where",
-                 "clamp", "threshold", "dropout", "bernoulli", "masked",
-                 "pointwise", "activation", "gelu", "relu", "silu",
-                 "sigmoid", "tanh", "cast", "upsample", "pool", "pad",
-                 "transpose", "permute", "im2col", "col2im", "quant",
-                 "reshape_and_cache", "_copy_", "convert"}))
+  if (hasAny(N, {"elementwise",
+                 "triton_poi",
+                 "catarraybatchedcopy",
+                 "fill",
+                 "copy",
+                 "index",
+                 "gather",
+                 "scatter",
+                 "where",
+                 "clamp",
+                 "threshold",
+                 "dropout",
+                 "bernoulli",
+                 "masked",
+                 "pointwise",
+                 "activation",
+                 "gelu",
+                 "relu",
+                 "silu",
+                 "sigmoid",
+                 "tanh",
+                 "cast",
+                 "upsample",
+                 "pool",
+                 "pad",
+                 "transpose",
+                 "permute",
+                 "im2col",
+                 "col2im",
+                 "quant",
+                 "reshape_and_cache",
+                 "_copy_",
+                 "convert"}))
     return KernelClass::elementwise;
   return KernelClass::other;
 }
@@ -155,12 +181,13 @@ KernelClass byOperator(const std::string &Op) {
     return KernelClass::embedding;
   if (hasAny(Op, {"_foreach_", "optimizer", "adam", "sgd"}))
     return KernelClass::optimizer;
-  if (hasAny(Op, {"aten::sum", "aten::mean", "aten::max", "aten::min",
-                  "aten::amax", "aten::amin", "aten::argmax", "aten::argmin",
-                  "aten::var", "aten::std", "aten::prod", "aten::any",
-                  "aten::all", "aten::cumsum", "aten::sort", "aten::topk",
-                  "aten::nonzero", "aten::unique", "nll_loss",
-                  "cross_entropy"}))
+  if (hasAny(Op, {"aten::sum",    "aten::mean",    "aten::max",
+                  "aten::min",    "aten::amax",    "aten::amin",
+                  "aten::argmax", "aten::argmin",  "aten::var",
+                  "aten::std",    "aten::prod",    "aten::any",
+                  "aten::all",    "aten::cumsum",  "aten::sort",
+                  "aten::topk",   "aten::nonzero", "aten::unique",
+                  "nll_loss",     "cross_entropy"}))
     return KernelClass::reduction;
   if (Op.rfind("aten::", 0) == 0)
     return KernelClass::elementwise;
@@ -195,9 +222,8 @@ KernelClass graph::classifyKernel(std::string_view Kernel, TaskKind K,
        ByOp != KernelClass::other && ByOp != KernelClass::reduction))
     C = ByOp;
   // The optimizer step's pointwise and reduction work is the optimizer's.
-  if (Optimizer &&
-      (C == KernelClass::elementwise || C == KernelClass::reduction ||
-       C == KernelClass::other))
+  if (Optimizer && (C == KernelClass::elementwise ||
+                    C == KernelClass::reduction || C == KernelClass::other))
     C = KernelClass::optimizer;
   return C;
 }
@@ -224,8 +250,10 @@ std::vector<double> graph::taskFlops(const Graph &G) {
   for (TaskId T = 0; T < N; ++T) {
     if (G.Kind[T] == TaskKind::CpuOp && G.Flops[T] >= 0)
       Flops[T] = static_cast<double>(G.Flops[T]);
-    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask ||
-        kernelClassOf(G, T) != KernelClass::gemm)
+    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask)
+      continue;
+    KernelClass KC = kernelClassOf(G, T);
+    if (KC != KernelClass::gemm && KC != KernelClass::conv)
       continue;
     // The innermost operator around the launch that knows its FLOPs.
     for (TaskId P = G.Parent[G.Launcher[T]]; P != NoTask; P = G.Parent[P])
@@ -239,11 +267,12 @@ std::vector<double> graph::taskFlops(const Graph &G) {
     for (TaskId K : Kernels)
       Total += static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K]));
     for (TaskId K : Kernels)
-      Flops[K] = static_cast<double>(G.Flops[Op]) *
-                 (Total > 0 ? static_cast<double>(
-                                  std::max<int64_t>(0, G.MeasuredDur[K])) /
-                                  Total
-                            : 1.0 / static_cast<double>(Kernels.size()));
+      Flops[K] =
+          static_cast<double>(G.Flops[Op]) *
+          (Total > 0
+               ? static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K])) /
+                     Total
+               : 1.0 / static_cast<double>(Kernels.size()));
   }
   return Flops;
 }

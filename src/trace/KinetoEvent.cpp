@@ -241,6 +241,8 @@ void Reader::parseArgs(od::object Obj, ParsedEvent &S) {
         S.TotalAllocated = Int();
       else if (Key == "Collective name")
         ExtraStr(ArgKey::CollectiveName);
+      else if (Key == "Concrete Inputs")
+        ExtraStr(ArgKey::ConcreteInputs);
       continue;
     case 16:
       if (Key == "Module Hierarchy")

@@ -2,6 +2,8 @@
 
 #include "trace/Sizes.h"
 
+#include <charconv>
+
 #include <cctype>
 #include <climits>
 #include <string>
@@ -113,7 +115,7 @@ private:
 /// tensor list). Elements per tensor, summed; Nested says it was a list.
 struct InputShape {
   int64_t Elements = 0;
-  bool Empty = true;  ///< "[]": a scalar argument or a 0-d tensor
+  bool Empty = true; ///< "[]": a scalar argument or a 0-d tensor
   bool Nested = false;
 };
 
@@ -236,8 +238,7 @@ inputShapes(std::string_view DimsJson) {
 namespace {
 
 /// 2 * Batch * M * K * N, none on overflow or a negative dimension.
-std::optional<int64_t> mulAdds(int64_t Batch, int64_t M, int64_t K,
-                               int64_t N) {
+std::optional<int64_t> mulAdds(int64_t Batch, int64_t M, int64_t K, int64_t N) {
   if (Batch < 0 || M < 0 || K < 0 || N < 0)
     return std::nullopt;
   double F = 2.0 * double(Batch) * double(M) * double(K) * double(N);
@@ -306,6 +307,121 @@ matmulFlops(std::string_view Op,
     return mulAdds(Batch, X[X.size() - 2], K, Y.back());
   }
   return std::nullopt;
+}
+
+namespace {
+
+/// The integers of a concrete argument: "[2, 2]", "3", "[0]"; "True" and
+/// "False" as 1 and 0. None for anything else ("" for a tensor).
+std::optional<std::vector<int64_t>> concreteInts(std::string_view S) {
+  if (S == "True" || S == "False")
+    return std::vector<int64_t>{S == "True" ? 1 : 0};
+  std::vector<int64_t> Out;
+  bool List = !S.empty() && S.front() == '[';
+  if (List) {
+    if (S.back() != ']')
+      return std::nullopt;
+    S = S.substr(1, S.size() - 2);
+  }
+  while (!S.empty()) {
+    while (!S.empty() && S.front() == ' ')
+      S.remove_prefix(1);
+    size_t End = S.find(',');
+    std::string_view Tok = S.substr(0, End);
+    while (!Tok.empty() && Tok.back() == ' ')
+      Tok.remove_suffix(1);
+    if (Tok == "True" || Tok == "False") {
+      Out.push_back(Tok == "True");
+    } else {
+      int64_t V = 0;
+      auto [P, Ec] = std::from_chars(Tok.data(), Tok.data() + Tok.size(), V);
+      if (Ec != std::errc() || P != Tok.data() + Tok.size())
+        return std::nullopt;
+      Out.push_back(V);
+    }
+    if (End == std::string_view::npos)
+      break;
+    S.remove_prefix(End + 1);
+  }
+  if (Out.empty() || (!List && Out.size() != 1))
+    return std::nullopt;
+  return Out;
+}
+
+/// A per-dimension argument (stride, padding, dilation) for \p Dims spatial
+/// dimensions: one value for all, or one each.
+std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
+                                           size_t Dims) {
+  if (V.size() == Dims)
+    return V;
+  if (V.size() == 1)
+    return std::vector<int64_t>(Dims, V[0]);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<int64_t>
+convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+          std::string_view ConcreteJson) {
+  bool Backward = Op == "aten::convolution_backward";
+  if (!Backward && Op != "aten::convolution")
+    return std::nullopt;
+  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  auto Ints = [&](size_t I) -> std::optional<std::vector<int64_t>> {
+    if (I >= Concrete.size())
+      return std::nullopt;
+    return concreteInts(Concrete[I]);
+  };
+  // Positions of the arguments in each operator's schema.
+  size_t X = Backward ? 1 : 0, W = Backward ? 2 : 1;
+  size_t Stride = Backward ? 4 : 3, Transposed = Backward ? 7 : 6,
+         Groups = Backward ? 9 : 8;
+  if (W >= Shapes.size())
+    return std::nullopt;
+  const std::vector<int64_t> &In = Shapes[X], &Wt = Shapes[W];
+  if (In.size() < 3 || Wt.size() != In.size())
+    return std::nullopt;
+  size_t Spatial = In.size() - 2;
+  auto T = Ints(Transposed), G = Ints(Groups);
+  if (!T || T->size() != 1 || (*T)[0] != 0 || !G || G->size() != 1 ||
+      (*G)[0] < 1)
+    return std::nullopt;
+  int64_t N = In[0], K = Wt[0], CPerGroup = Wt[1];
+  if (In[1] != CPerGroup * (*G)[0])
+    return std::nullopt;
+  // The output's spatial size: grad_output's in backward, else from the
+  // input, kernel, stride, padding and dilation.
+  int64_t OutSize = 1;
+  if (Backward) {
+    const std::vector<int64_t> &GO = Shapes[0];
+    if (GO.size() != In.size() || GO[0] != N || GO[1] != K)
+      return std::nullopt;
+    OutSize = product(GO, 2, GO.size());
+  } else {
+    auto S = Ints(Stride), P = Ints(Stride + 1), D = Ints(Stride + 2);
+    if (!S || !P || !D)
+      return std::nullopt;
+    auto SD = perDim(*S, Spatial), PD = perDim(*P, Spatial),
+         DD = perDim(*D, Spatial);
+    if (!SD || !PD || !DD)
+      return std::nullopt;
+    for (size_t I = 0; I < Spatial; ++I) {
+      int64_t Span = In[2 + I] + 2 * (*PD)[I] - (*DD)[I] * (Wt[2 + I] - 1) - 1;
+      if ((*SD)[I] < 1 || Span < 0)
+        return std::nullopt;
+      OutSize *= Span / (*SD)[I] + 1;
+    }
+  }
+  auto Once = mulAdds(N, K, OutSize, CPerGroup * product(Wt, 2, Wt.size()));
+  if (!Once || !Backward)
+    return Once;
+  // output_mask: [input gradient, weight gradient, bias gradient].
+  auto Mask = Ints(10);
+  if (!Mask || Mask->size() < 2)
+    return std::nullopt;
+  int64_t Times = ((*Mask)[0] != 0) + ((*Mask)[1] != 0);
+  return *Once * Times;
 }
 
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,

@@ -53,6 +53,20 @@ std::optional<int64_t>
 matmulFlops(std::string_view Op,
             const std::vector<std::vector<int64_t>> &Shapes);
 
+/// The floating-point operations of a convolution, 2 per multiply-add,
+/// from its input shapes and its "Concrete Inputs" (\p ConcreteJson: the
+/// scalar arguments as strings, "[2, 2]" for a stride): aten::convolution
+/// (input, weight, bias, stride, padding, dilation, transposed,
+/// output_padding, groups) computes the output's size from the input's;
+/// aten::convolution_backward (grad_output, input, weight, bias_sizes,
+/// stride, padding, dilation, transposed, output_padding, groups,
+/// output_mask) counts the forward's work once for each of the input and
+/// weight gradients it computes. None for other operators, transposed
+/// convolutions, or arguments that do not fit.
+std::optional<int64_t>
+convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+          std::string_view ConcreteJson);
+
 /// The bytes event \p E's arguments describe: a collective's input
 /// payload, else its tensor inputs. None when the trace does not say.
 std::optional<int64_t> recordedBytes(const Trace &T, EventId E);

@@ -57,6 +57,7 @@ const char *trace::argKeyName(ArgKey K) {
                                       "Process Group Name",
                                       "Input Dims",
                                       "Input type",
+                                      "Concrete Inputs",
                                       "Module Hierarchy",
                                       "Record function id",
                                       "graph id"};

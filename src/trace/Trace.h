@@ -79,6 +79,7 @@ enum class ArgKey : uint8_t {
   ProcessGroupName, ///< (string)
   InputDims,        ///< raw JSON of "Input Dims" (string)
   InputTypes,       ///< raw JSON of "Input type" (string)
+  ConcreteInputs,   ///< raw JSON of "Concrete Inputs" (string)
   ModuleHierarchy,  ///< "Module Hierarchy" (string)
   RecordFunctionId, ///< "Record function id"
   GraphId,          ///< CUDA graph id of a kernel launched from a graph
@@ -219,7 +220,7 @@ public:
   std::string trackLabel(TrackId T) const;
 
 private:
-  llvm::DenseMap<uint64_t, TrackId> TrackIndex;       // (RawPid, RawTid)
+  llvm::DenseMap<uint64_t, TrackId> TrackIndex; // (RawPid, RawTid)
   /// (device, stream): every stream id a trace can hold, -1 and 2^32 - 1
   /// included, is a key (packed into one integer, some would be the keys the
   /// map reserves).

@@ -32,9 +32,10 @@ TEST_CASE("element sizes of the profiler's type spellings") {
 
 TEST_CASE("tensor inputs: typed shapes, scalars skipped") {
   // addmm(bias[1000], x[32,2048], w[2048,1000], beta, alpha)
-  CHECK(tensorInputBytes("[[1000], [32, 2048], [2048, 1000], [], []]",
-                         R"(["float", "float", "float", "Scalar", "Scalar"])") ==
-        4 * (1000 + 32 * 2048 + 2048 * 1000));
+  CHECK(
+      tensorInputBytes("[[1000], [32, 2048], [2048, 1000], [], []]",
+                       R"(["float", "float", "float", "Scalar", "Scalar"])") ==
+      4 * (1000 + 32 * 2048 + 2048 * 1000));
   CHECK(tensorInputBytes("[[4, 4]]", R"(["c10::Half"])") == 32);
   // A 0-d tensor is one element.
   CHECK(tensorInputBytes("[[]]", R"(["float"])") == 4);
@@ -81,8 +82,8 @@ TEST_CASE("recorded bytes of real operators and collectives") {
   CHECK(Sized == Grads);
   CHECK(Total == 6 * int64_t(25557032) * 4);
 
-  auto D = readTrace(std::string(DD_TEST_DATA) +
-                     "/hta/ddp2_a100_nccl_data.json.gz");
+  auto D =
+      readTrace(std::string(DD_TEST_DATA) + "/hta/ddp2_a100_nccl_data.json.gz");
   REQUIRE(D);
   int64_t AllReduced = 0;
   for (EventId E = 0; E < D->numEvents(); ++E)
@@ -125,8 +126,7 @@ TEST_CASE("matrix multiplies' FLOPs from shapes recorded in shipped traces") {
         2LL * 16 * 559 * 1024 * 1024);
   // ... and attention scores of one head against 559 keys.
   CHECK(flopsOf("aten::bmm", "[[1, 32, 1], [1, 1, 559]]") == 2LL * 32 * 559);
-  CHECK(flopsOf("aten::matmul", "[[1, 32, 1], [1, 1, 559]]") ==
-        2LL * 32 * 559);
+  CHECK(flopsOf("aten::matmul", "[[1, 32, 1], [1, 1, 559]]") == 2LL * 32 * 559);
   // astra_sim/megatron_tp8: a sequence-parallel GEMM (batch dims flatten)
   // and attention's baddbmm (the added tensor first) and bmm.
   CHECK(flopsOf("aten::matmul", "[[2048, 4, 4096], [4096, 1536]]") ==
@@ -150,4 +150,70 @@ TEST_CASE("matrix multiplies' FLOPs: shapes that do not multiply, and other "
   CHECK(S->size() == 3);
   CHECK((*S)[0].empty());
   CHECK((*S)[1] == std::vector<int64_t>{4, 5});
+}
+
+namespace {
+std::optional<int64_t> convOf(std::string_view Op, std::string_view Dims,
+                              std::string_view Concrete) {
+  auto Shapes = dd::trace::inputShapes(Dims);
+  REQUIRE(Shapes.has_value());
+  return dd::trace::convFlops(Op, *Shapes, Concrete);
+}
+} // namespace
+
+TEST_CASE("convolutions' FLOPs from shapes and concrete arguments") {
+  // groundtruth/resnet50_baseline (torch 2.11): the stem, 7x7 stride 2
+  // padding 3 on 224x224, batch 64: a 112x112 output.
+  CHECK(
+      convOf(
+          "aten::convolution",
+          "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+          R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])") ==
+      2LL * 64 * 64 * 112 * 112 * 3 * 7 * 7);
+  // A 1x1 projection in backward, both gradients (output_mask).
+  CHECK(
+      convOf(
+          "aten::convolution_backward",
+          "[[64, 256, 56, 56], [64, 64, 56, 56], [256, 64, 1, 1], [], "
+          "[], [], [], [], [], [], []]",
+          R"(["", "", "", "[0]", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])") ==
+      2 * (2LL * 64 * 256 * 56 * 56 * 64));
+  // The first layer's backward computes no input gradient.
+  CHECK(
+      convOf(
+          "aten::convolution_backward",
+          "[[64, 64, 112, 112], [64, 3, 224, 224], [64, 3, 7, 7], [], "
+          "[], [], [], [], [], [], []]",
+          R"(["", "", "", "[0]", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1", "[False, True, False]"])") ==
+      2LL * 64 * 64 * 112 * 112 * 3 * 7 * 7);
+  // Grouped (depthwise): 32 groups of one channel each.
+  CHECK(
+      convOf(
+          "aten::convolution",
+          "[[8, 32, 10, 10], [32, 1, 3, 3], [], [], [], [], [], [], []]",
+          R"(["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "32"])") ==
+      2LL * 8 * 32 * 10 * 10 * 1 * 3 * 3);
+}
+
+TEST_CASE("convolutions' FLOPs: what is not sized") {
+  const char *Dims =
+      "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]";
+  // Transposed, missing arguments, channels that do not match the groups,
+  // another operator.
+  CHECK_FALSE(
+      convOf(
+          "aten::convolution", Dims,
+          R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "True", "[0, 0]", "1"])")
+          .has_value());
+  CHECK_FALSE(convOf("aten::convolution", Dims, "").has_value());
+  CHECK_FALSE(
+      convOf(
+          "aten::convolution", Dims,
+          R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "2"])")
+          .has_value());
+  CHECK_FALSE(
+      convOf(
+          "aten::cudnn_convolution", Dims,
+          R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
+          .has_value());
 }
