@@ -53,8 +53,9 @@ int runModel(const ModelOptions &M, const TraceOptions &T);
 
 /// `ddscript opportunities`: a ranked list of simulated what-ifs.
 struct OpportunityOptions {
-  double Factor = 2; ///< how much faster each what-if makes its tasks
-  size_t Top = 10;   ///< how many to list
+  double Factor = 2;      ///< how much faster each what-if makes its tasks
+  size_t Top = 10;        ///< how many to list
+  std::string Unprofiled; ///< as run's --unprofiled
 };
 int runOpportunities(const OpportunityOptions &O, const TraceOptions &T);
 

@@ -59,7 +59,8 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
   std::string Fx = factorText(F);
   // GPU time of the iteration by kernel class, phase and layer.
   std::vector<int64_t> ByClass(graph::NumKernelClasses, 0);
-  std::vector<int64_t> ByPhase(graph::NumPhases, 0), CpuByPhase(graph::NumPhases, 0);
+  std::vector<int64_t> ByPhase(graph::NumPhases, 0),
+      CpuByPhase(graph::NumPhases, 0);
   std::vector<int64_t> ByLayer(G.Layers.size(), 0);
   int64_t Gpu = 0;
   bool DataLoading = false, Syncs = false, Steps = false;
@@ -97,8 +98,8 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
       continue;
     std::string Name(graph::kernelClassName(K));
     Add(fmt::format("{} work {}x faster", Name, Fx),
-        fmt::format("shrink (select gpu where class == {}) by {}",
-                    quoted(Name), Fx));
+        fmt::format("shrink (select gpu where class == {}) by {}", quoted(Name),
+                    Fx));
   }
   for (graph::Phase P : {graph::Phase::Forward, graph::Phase::Backward,
                          graph::Phase::Optimizer}) {
@@ -116,9 +117,8 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
   for (size_t L = 0; L < ByLayer.size(); ++L)
     if (ByLayer[L] > 0)
       Layers.push_back(L);
-  std::stable_sort(Layers.begin(), Layers.end(), [&](size_t A, size_t B) {
-    return ByLayer[A] > ByLayer[B];
-  });
+  std::stable_sort(Layers.begin(), Layers.end(),
+                   [&](size_t A, size_t B) { return ByLayer[A] > ByLayer[B]; });
   if (Layers.size() > 5)
     Layers.resize(5);
   for (size_t L : Layers)
@@ -153,11 +153,14 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
 int dd::driver::runOpportunities(const OpportunityOptions &Opt,
                                  const TraceOptions &T) {
   if (!(Opt.Factor > 1) || !(Opt.Factor < 1e9)) {
-    reportError("ddscript", fmt::format("--factor must be above 1 (got {:g})",
-                                        Opt.Factor));
+    reportError("ddscript",
+                fmt::format("--factor must be above 1 (got {:g})", Opt.Factor));
     return ExitBadInput;
   }
   if (!oneIteration(T, "opportunities"))
+    return ExitBadInput;
+  std::optional<int64_t> Unprofiled;
+  if (!parseUnprofiled(Opt.Unprofiled, T, Unprofiled))
     return ExitBadInput;
   auto Rp = loadReplayed(T);
   if (!Rp)
@@ -166,6 +169,19 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   graph::Graph *G = &Rp->G;
   std::vector<size_t> *Chosen = &Rp->Chosen;
   sim::SimResult *Base = &Rp->Base;
+  ProfilerFit Fit;
+  if (Unprofiled) {
+    auto F = applyUnprofiled(*G, *Chosen, *Unprofiled, T.TracePath);
+    if (!F)
+      return ExitInternal;
+    Fit = *F;
+    auto R = sim::simulate(*G);
+    if (!R) {
+      reportError(T.TracePath, llvm::toString(R.takeError()));
+      return ExitInternal;
+    }
+    *Base = std::move(*R);
+  }
   // The what-ifs need the trace's devices, not its memory records.
   trace::Trace Light;
   Light.Path = In->Trace.Path;
@@ -178,6 +194,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   B.Chosen = *Chosen;
   B.Base = &*Base;
   B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
+  B.Unprofiled = Fit;
 
   std::vector<WhatIf> All = candidates(*G, Chosen->front(), Opt.Factor);
   std::vector<std::string> Dirs = stdlibDirs();
@@ -186,34 +203,33 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
     Progress Bar(fmt::format("{} what-ifs", All.size()));
     std::atomic<size_t> Done{0};
     parallelFor(All.size(), trace::defaultLoadThreads(), [&](size_t I) {
-        WhatIf &W = All[I];
-        SourceManager SM;
-        DiagEngine Diags;
-        compiler::CompileOptions CO;
-        CO.StdlibDirs = Dirs;
-        auto M = compiler::compileSource("what-if.dd", W.Model, CO, SM, Diags);
-        if (!M) {
-          W.Error = renderDiagnostics(SM, Diags);
-          return;
-        }
-        graph::Graph Copy = *G;
-        Prediction P = predict(B, Copy, M->Program, {}, RunMemory(),
-                               50'000'000);
-        if (!P.R.Ok)
-          W.Error = P.R.Error.Message;
-        else if (!P.SimError.empty())
-          W.Error = P.SimError;
-        else
-          W.Result = P.Out.front();
-        Bar.update(double(++Done) / double(All.size()));
+      WhatIf &W = All[I];
+      SourceManager SM;
+      DiagEngine Diags;
+      compiler::CompileOptions CO;
+      CO.StdlibDirs = Dirs;
+      auto M = compiler::compileSource("what-if.dd", W.Model, CO, SM, Diags);
+      if (!M) {
+        W.Error = renderDiagnostics(SM, Diags);
+        return;
+      }
+      graph::Graph Copy = *G;
+      Prediction P = predict(B, Copy, M->Program, {}, RunMemory(), 50'000'000);
+      if (!P.R.Ok)
+        W.Error = P.R.Error.Message;
+      else if (!P.SimError.empty())
+        W.Error = P.SimError;
+      else
+        W.Result = P.Out.front();
+      Bar.update(double(++Done) / double(All.size()));
     });
     Bar.done();
   }
   std::vector<WhatIf> Ok;
   for (WhatIf &W : All) {
     if (!W.Error.empty()) {
-      reportWarning(T.TracePath, "what-if \"" + W.Model + "\" failed: " +
-                                     W.Error);
+      reportWarning(T.TracePath,
+                    "what-if \"" + W.Model + "\" failed: " + W.Error);
       continue;
     }
     Ok.push_back(std::move(W));
@@ -234,6 +250,10 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
     W.field("iteration", It.Number);
     W.field("label", It.Label);
     W.field("baseline_ns", BaseNs);
+    if (Fit.Applied) {
+      W.field("unprofiled_ns", Fit.Target);
+      W.field("cpu_scale", Fit.CpuScale);
+    }
     W.field("factor", Opt.Factor);
     W.key("opportunities").beginArray();
     for (const WhatIf &X : Ok) {
@@ -251,8 +271,13 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
     std::fputs(S.c_str(), stdout);
     return ExitOk;
   }
-  std::string S = fmt::format("trace      {}\niteration  {}\nreplayed   {}\n\n",
-                              T.TracePath, It.Label, formatDuration(BaseNs));
+  std::string S =
+      fmt::format("trace      {}\niteration  {}\n", T.TracePath, It.Label);
+  if (Fit.Applied)
+    S += fmt::format("measured   {} without the profiler (--unprofiled); "
+                     "CPU work scaled x{:.3f} before the what-ifs\n",
+                     formatDuration(Fit.Target), Fit.CpuScale);
+  S += fmt::format("replayed   {}\n\n", formatDuration(BaseNs));
   Table Tb;
   Tb.row({"", "what if", "predicted", "speedup", "gain"});
   for (size_t C = 2; C < 5; ++C)
@@ -260,8 +285,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   for (size_t I = 0; I < Ok.size(); ++I) {
     const Outcome &O = Ok[I].Result;
     Tb.row({std::to_string(I + 1), Ok[I].What, formatDuration(O.Predicted),
-            O.speedupText(),
-            formatDuration(O.BaselineSteady - O.Predicted)});
+            O.speedupText(), formatDuration(O.BaselineSteady - O.Predicted)});
   }
   S += Tb.render();
   S += "\nEach is a model `ddscript run` runs alike (save a line as a .dd "

@@ -6,6 +6,7 @@
 #include "driver/Session.h"
 
 #include "graph/Edit.h"
+#include "support/Units.h"
 
 #include <fmt/format.h>
 
@@ -266,4 +267,53 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   F.Reached = std::llabs(BestReplay - Target) * 50 <= Target;
   graph::scaleCpuTime(G, F.CpuScale);
   return F;
+}
+
+bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
+                                 std::optional<int64_t> &Target) {
+  if (Text.empty())
+    return true;
+  auto V = parseQuantity(Text, Dim::duration());
+  if (!V || *V < 1 || !(*V < double(graph::MaxTime))) {
+    reportError("ddscript", "--unprofiled " + Text +
+                                ": give the iteration time measured without "
+                                "the profiler as a duration above zero, like "
+                                "35.5ms");
+    return false;
+  }
+  if (T.TracePaths.size() > 1) {
+    reportError("ddscript", "--unprofiled takes one trace's time; a job has "
+                            "one per rank (not supported yet)");
+    return false;
+  }
+  Target = std::llround(*V);
+  return true;
+}
+
+std::optional<ProfilerFit>
+dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
+                            int64_t Target, const std::string &TracePath) {
+  auto F = fitUnprofiled(G, Chosen, Target);
+  if (!F) {
+    reportError(TracePath, llvm::toString(F.takeError()));
+    return std::nullopt;
+  }
+  if (F->GpuBound)
+    reportWarning(
+        TracePath,
+        fmt::format("--unprofiled {}: with no CPU time at all the iteration "
+                    "replays in {} (its GPU work, and the profiler's cost "
+                    "there, are not scaled): without the profiler it is "
+                    "bound by GPU work, and any CPU speed up to x{:.3f} fits; "
+                    "that one is taken (an upper bound on CPU time, so "
+                    "what-ifs that shorten GPU work may be pessimistic)",
+                    formatDuration(F->Target), formatDuration(F->Floor),
+                    F->CpuScale));
+  else if (!F->Reached)
+    reportWarning(TracePath,
+                  fmt::format("--unprofiled {}: CPU work x{} replays the "
+                              "iteration in {} only",
+                              formatDuration(F->Target), MaxCpuScale,
+                              formatDuration(F->Replayed)));
+  return *F;
 }

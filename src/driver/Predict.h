@@ -10,6 +10,7 @@
 #ifndef DD_DRIVER_PREDICT_H
 #define DD_DRIVER_PREDICT_H
 
+#include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/RunMemory.h"
 #include "graph/Graph.h"
@@ -83,6 +84,18 @@ constexpr double MinCpuScale = 1.0 / 64, MaxCpuScale = 4.0;
 llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
                                           const std::vector<size_t> &Chosen,
                                           int64_t Target);
+
+/// Reads --unprofiled's \p Text (empty: not given) into \p Target; false,
+/// with the error reported, where it is not a duration or \p T is a job.
+bool parseUnprofiled(const std::string &Text, const TraceOptions &T,
+                     std::optional<int64_t> &Target);
+/// fitUnprofiled, with a warning where the fit is GPU-bound or out of
+/// range; none, with the error reported, where the graph cannot be
+/// simulated.
+std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
+                                           const std::vector<size_t> &Chosen,
+                                           int64_t Target,
+                                           const std::string &TracePath);
 
 /// The trace side of a run, shared by every point of a sweep: the trace, its
 /// unchanged graph, the reported iterations and the baseline replay.

@@ -298,22 +298,8 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     return ExitBadInput;
   }
   std::optional<int64_t> Unprofiled;
-  if (!M.Unprofiled.empty()) {
-    auto V = parseQuantity(M.Unprofiled, Dim::duration());
-    if (!V || *V < 1 || !(*V < double(graph::MaxTime))) {
-      reportError("ddscript", "--unprofiled " + M.Unprofiled +
-                                  ": give the iteration time measured "
-                                  "without the profiler as a duration above "
-                                  "zero, like 35.5ms");
-      return ExitBadInput;
-    }
-    Unprofiled = std::llround(*V);
-    if (T.TracePaths.size() > 1) {
-      reportError("ddscript", "--unprofiled takes one trace's time; a job "
-                              "has one per rank (not supported yet)");
-      return ExitBadInput;
-    }
-  }
+  if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
+    return ExitBadInput;
   if (T.TracePaths.size() > 1)
     return runJobModel(M, T, *Model, SM, Path, *Axes);
   size_t Points = combinationCount(*Axes);
@@ -370,30 +356,10 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   }
   ProfilerFit Fit;
   if (Unprofiled) {
-    auto F = fitUnprofiled(*G, *Chosen, *Unprofiled);
-    if (!F) {
-      reportError(T.TracePath, llvm::toString(F.takeError()));
+    auto F = applyUnprofiled(*G, *Chosen, *Unprofiled, T.TracePath);
+    if (!F)
       return ExitInternal;
-    }
     Fit = *F;
-    if (Fit.GpuBound)
-      reportWarning(
-          T.TracePath,
-          fmt::format("--unprofiled {}: with no CPU time at all the "
-                      "iteration replays in {} (its GPU work, and the "
-                      "profiler's cost there, are not scaled): without the "
-                      "profiler it is bound by GPU work, and any CPU speed up "
-                      "to x{:.3f} fits; that one is taken (an upper bound on "
-                      "CPU time, so what-ifs that shorten GPU work may be "
-                      "pessimistic)",
-                      formatDuration(Fit.Target), formatDuration(Fit.Floor),
-                      Fit.CpuScale));
-    else if (!Fit.Reached)
-      reportWarning(T.TracePath,
-                    fmt::format("--unprofiled {}: CPU work x{} replays the "
-                                "iteration in {} only",
-                                formatDuration(Fit.Target), MaxCpuScale,
-                                formatDuration(Fit.Replayed)));
   }
   PhaseTimer BaseTimer("baseline");
   auto Base = sim::simulate(*G);

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """`ddscript opportunities` against `ddscript run` of the models it prints.
 
-usage: check_opportunities.py DDSCRIPT TRACE [EXPECT_FIRST_REGEX]
+usage: check_opportunities.py DDSCRIPT TRACE [EXPECT_FIRST_REGEX] [--unprofiled=TIME]
 
 The list is ranked (predicted time, least first, never above the replay by
 more than the what-if's own cost allows: a gain may be negative), and every
 listed prediction equals, to the nanosecond, what `ddscript run` predicts for
 the printed model on the same iteration. With EXPECT_FIRST_REGEX, one of the
-first two what-ifs matches it.
+first two what-ifs matches it. --unprofiled=TIME goes to both commands.
 """
 import json
 import os
@@ -25,9 +25,13 @@ def run(cmd):
 
 
 def main(argv):
+    extra = [a.replace("=", " ", 1).split(" ") for a in argv
+             if a.startswith("--unprofiled=")]
+    extra = [x for pair in extra for x in pair]
+    argv = [a for a in argv if not a.startswith("--unprofiled=")]
     ddscript, trace = argv[0], argv[1]
     rep = json.loads(run([ddscript, "opportunities", "--trace", trace,
-                          "--format", "json", "--top", "100"]))
+                          "--format", "json", "--top", "100"] + extra))
     ops = rep["opportunities"]
     if not ops:
         sys.exit("FAIL: no opportunity listed")
@@ -47,7 +51,7 @@ def main(argv):
                 f.write(o["model"] + "\n")
             alone = json.loads(run([ddscript, "run", path, "--trace", trace,
                                     "--iteration", str(rep["iteration"]),
-                                    "--format", "json"]))
+                                    "--format", "json"] + extra))
             if alone["predicted_ns"] != o["predicted_ns"]:
                 sys.exit(f"FAIL: {o['what']!r}: opportunities says "
                          f"{o['predicted_ns']} ns, run says "
