@@ -1,5 +1,6 @@
 //===- Builtins.cpp - Functions every model can call ----------------------===//
 
+#include "support/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -211,6 +212,21 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
   }
   case BuiltinId::baseline:
     return Value::number(static_cast<double>(Env.BaselineNs), Dim::duration());
+  case BuiltinId::gpu: {
+    if (!Args[0].is(VKind::String))
+      fail("gpu() takes a GPU's key, a string, got " + describeValue(Args[0]));
+    const std::string &Key = Args[0].as<StringObj>()->S;
+    const GpuSpec *Spec = findGpu(Key);
+    if (!Spec) {
+      std::string Keys;
+      for (const GpuSpec &G : gpuCatalogue())
+        Keys += (Keys.empty() ? "" : ", ") + std::string(G.Key);
+      fail("gpu(\"" + Key + "\"): not in the catalogue (" + Keys + ")");
+    }
+    // Id 0 is the traced GPU; the catalogue's entries follow.
+    return Value::id(VKind::Device,
+                     static_cast<uint32_t>(Spec - gpuCatalogue().data()) + 1);
+  }
   case BuiltinId::worker_thread:
     if (!Args[0].is(VKind::String))
       fail("worker_thread() takes the thread's name, a string, got " +

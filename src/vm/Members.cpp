@@ -2,6 +2,7 @@
 
 #include "graph/Edit.h"
 #include "graph/KernelClass.h"
+#include "support/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -172,8 +173,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     // Only GPU work has a class.
     if (!G.isGpu(Obj.asId()))
       return Value::none();
-    return Value::string(
-        std::string(graph::kernelClassName(graph::kernelClassOf(G, Obj.asId()))));
+    return Value::string(std::string(
+        graph::kernelClassName(graph::kernelClassOf(G, Obj.asId()))));
   case MemberId::Task_phase:
     return Value::string(graph::phaseName(G.PhaseOf[Obj.asId()]));
   case MemberId::Task_layer: {
@@ -402,22 +403,19 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
 
   // --- Device and trace ---
   case MemberId::Device_name:
-    return Value::string(Env.Device.Name);
   case MemberId::Device_memory:
-    return Value::number(static_cast<double>(Env.Device.Memory), Dim::bytes());
   case MemberId::Device_sms:
-    return Plain(Env.Device.Sms);
   case MemberId::Device_mem_bandwidth:
-    // None when the trace shows no memory-bound work to measure it from
-    // (a model says what to set instead).
-    if (Env.Device.MemBandwidth <= 0)
-      return Value::none();
-    return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
   case MemberId::Device_pcie_bandwidth:
-    // None when the trace has no host-device copies to measure it from.
-    if (Env.Device.PcieBandwidth <= 0)
-      return Value::none();
-    return Value::number(Env.Device.PcieBandwidth, Dim::bandwidth());
+  case MemberId::Device_known:
+  case MemberId::Device_catalogue:
+  case MemberId::Device_spec_bandwidth:
+  case MemberId::Device_fp32_tflops:
+  case MemberId::Device_tf32_tflops:
+  case MemberId::Device_half_tflops:
+  case MemberId::Device_fp8_tflops:
+  case MemberId::Device_l2:
+    return deviceMember(Obj.asId(), *Id);
   case MemberId::TraceInfo_path:
     return Value::string(Env.TracePath);
   case MemberId::TraceInfo_iterations: {
@@ -525,5 +523,57 @@ Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
   default:
     fail(std::string("'") + bc::memberInfo(B.Method).Name +
          "' is not a method");
+  }
+}
+
+Value Interpreter::deviceMember(uint32_t Id, bc::MemberId M) {
+  const GpuSpec *Spec =
+      Id == 0 ? gpuForDevice(Env.Device.Name) : &gpuCatalogue()[Id - 1];
+  auto Tflops = [&](double V) {
+    // None where the GPU has no such path, or the traced GPU is unknown.
+    return Spec && V > 0 ? Value::number(V) : Value::none();
+  };
+  switch (M) {
+  case MemberId::Device_name:
+    return Value::string(Id == 0 ? Env.Device.Name : std::string(Spec->Key));
+  case MemberId::Device_memory:
+    if (Id == 0)
+      return Value::number(static_cast<double>(Env.Device.Memory),
+                           Dim::bytes());
+    return Value::number(Spec->MemoryGB * 1e9, Dim::bytes());
+  case MemberId::Device_sms:
+    return Value::number(Id == 0 ? Env.Device.Sms : Spec->Units);
+  case MemberId::Device_mem_bandwidth:
+    // Achieved by the trace's memory-bound work: none for a catalogue GPU,
+    // and where the trace shows none to measure it from.
+    if (Id != 0 || Env.Device.MemBandwidth <= 0)
+      return Value::none();
+    return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
+  case MemberId::Device_pcie_bandwidth:
+    if (Id != 0 || Env.Device.PcieBandwidth <= 0)
+      return Value::none();
+    return Value::number(Env.Device.PcieBandwidth, Dim::bandwidth());
+  case MemberId::Device_known:
+    return Value::boolean(Spec != nullptr);
+  case MemberId::Device_catalogue:
+    return Spec ? Value::string(Spec->Key) : Value::none();
+  case MemberId::Device_spec_bandwidth:
+    // GB/s -> bytes per ns.
+    return Spec ? Value::number(Spec->BandwidthGBs, Dim::bandwidth())
+                : Value::none();
+  case MemberId::Device_fp32_tflops:
+    return Tflops(Spec ? Spec->Fp32 : 0);
+  case MemberId::Device_tf32_tflops:
+    return Tflops(Spec ? Spec->Tf32 : 0);
+  case MemberId::Device_half_tflops:
+    return Tflops(Spec ? Spec->Half : 0);
+  case MemberId::Device_fp8_tflops:
+    return Tflops(Spec ? Spec->Fp8 : 0);
+  case MemberId::Device_l2:
+    if (!Spec || Spec->L2MB <= 0)
+      return Value::none();
+    return Value::number(Spec->L2MB * 1e6, Dim::bytes());
+  default:
+    fail("internal error: not a device member");
   }
 }

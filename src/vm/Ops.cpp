@@ -1,5 +1,6 @@
 //===- Ops.cpp - Arithmetic, comparison, printing of values ---------------===//
 
+#include "support/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include "support/Format.h"
@@ -14,9 +15,12 @@ using bc::Opcode;
 
 std::string vm::describeValue(const Value &V) {
   switch (V.kind()) {
-  case VKind::None: return "none";
-  case VKind::Missing: return "a missing argument";
-  case VKind::Bool: return "a bool";
+  case VKind::None:
+    return "none";
+  case VKind::Missing:
+    return "a missing argument";
+  case VKind::Bool:
+    return "a bool";
   case VKind::Number:
     if (V.unit().plain())
       return "a plain number";
@@ -27,21 +31,36 @@ std::string vm::describeValue(const Value &V) {
     if (V.unit() == Dim::bandwidth())
       return "a bandwidth";
     return "a number in " + dimName(V.unit());
-  case VKind::String: return "a string";
-  case VKind::Regex: return "a regex";
-  case VKind::List: return "a list";
-  case VKind::Range: return "a range";
-  case VKind::Task: return "a task";
-  case VKind::Set: return "a task set";
-  case VKind::Layer: return "a layer";
-  case VKind::Resource: return "a resource";
-  case VKind::Block: return "a block";
-  case VKind::BlockSet: return "a block set";
-  case VKind::Function: return "a function";
-  case VKind::Bound: return "a method";
-  case VKind::Device: return "the device";
-  case VKind::Trace: return "the trace";
-  case VKind::Iterator: return "an iterator";
+  case VKind::String:
+    return "a string";
+  case VKind::Regex:
+    return "a regex";
+  case VKind::List:
+    return "a list";
+  case VKind::Range:
+    return "a range";
+  case VKind::Task:
+    return "a task";
+  case VKind::Set:
+    return "a task set";
+  case VKind::Layer:
+    return "a layer";
+  case VKind::Resource:
+    return "a resource";
+  case VKind::Block:
+    return "a block";
+  case VKind::BlockSet:
+    return "a block set";
+  case VKind::Function:
+    return "a function";
+  case VKind::Bound:
+    return "a method";
+  case VKind::Device:
+    return "the device";
+  case VKind::Trace:
+    return "the trace";
+  case VKind::Iterator:
+    return "an iterator";
   }
   return "a value";
 }
@@ -49,15 +68,24 @@ std::string vm::describeValue(const Value &V) {
 bool Interpreter::truthy(const Value &V) {
   switch (V.kind()) {
   case VKind::None:
-  case VKind::Missing: return false;
-  case VKind::Bool: return V.asBool();
-  case VKind::Number: return V.asNumber() != 0;
-  case VKind::String: return !V.as<StringObj>()->S.empty();
-  case VKind::List: return !V.as<ListObj>()->Items.empty();
-  case VKind::Range: return V.as<RangeObj>()->size() > 0;
-  case VKind::Set: return V.as<SetObj>()->Bits.any();
-  case VKind::BlockSet: return V.as<BlockSetObj>()->Bits.any();
-  default: return true;
+  case VKind::Missing:
+    return false;
+  case VKind::Bool:
+    return V.asBool();
+  case VKind::Number:
+    return V.asNumber() != 0;
+  case VKind::String:
+    return !V.as<StringObj>()->S.empty();
+  case VKind::List:
+    return !V.as<ListObj>()->Items.empty();
+  case VKind::Range:
+    return V.as<RangeObj>()->size() > 0;
+  case VKind::Set:
+    return V.as<SetObj>()->Bits.any();
+  case VKind::BlockSet:
+    return V.as<BlockSetObj>()->Bits.any();
+  default:
+    return true;
   }
 }
 
@@ -263,18 +291,23 @@ bool Interpreter::equal(const Value &A, const Value &B) {
   }
   switch (A.kind()) {
   case VKind::None:
-  case VKind::Missing: return true;
-  case VKind::Bool: return A.asBool() == B.asBool();
+  case VKind::Missing:
+    return true;
+  case VKind::Bool:
+    return A.asBool() == B.asBool();
   case VKind::Number:
     return A.unit() == B.unit() && A.asNumber() == B.asNumber();
-  case VKind::String: return A.as<StringObj>()->S == B.as<StringObj>()->S;
+  case VKind::String:
+    return A.as<StringObj>()->S == B.as<StringObj>()->S;
   case VKind::Regex:
     return A.as<RegexObj>()->Pattern == B.as<RegexObj>()->Pattern;
   case VKind::Task:
   case VKind::Layer:
   case VKind::Block:
-  case VKind::Resource: return A.asId() == B.asId();
-  case VKind::Set: return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
+  case VKind::Resource:
+    return A.asId() == B.asId();
+  case VKind::Set:
+    return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
   case VKind::BlockSet: {
     llvm::BitVector X = A.as<BlockSetObj>()->Bits,
                     Y = B.as<BlockSetObj>()->Bits;
@@ -294,7 +327,8 @@ bool Interpreter::equal(const Value &A, const Value &B) {
         return false;
     return true;
   }
-  default: return A.asObj() == B.asObj();
+  default:
+    return A.asObj() == B.asObj();
   }
 }
 
@@ -414,12 +448,18 @@ Value Interpreter::index(const Value &Coll, const Value &Key) {
 std::string Interpreter::show(const Value &V) {
   const graph::Graph &G = graph();
   switch (V.kind()) {
-  case VKind::None: return "none";
-  case VKind::Missing: return "<missing>";
-  case VKind::Bool: return V.asBool() ? "true" : "false";
-  case VKind::Number: return formatQuantity(V.asNumber(), V.unit());
-  case VKind::String: return V.as<StringObj>()->S;
-  case VKind::Regex: return "/" + V.as<RegexObj>()->Pattern + "/";
+  case VKind::None:
+    return "none";
+  case VKind::Missing:
+    return "<missing>";
+  case VKind::Bool:
+    return V.asBool() ? "true" : "false";
+  case VKind::Number:
+    return formatQuantity(V.asNumber(), V.unit());
+  case VKind::String:
+    return V.as<StringObj>()->S;
+  case VKind::Regex:
+    return "/" + V.as<RegexObj>()->Pattern + "/";
   case VKind::List: {
     std::string S = "[";
     auto &Items = V.as<ListObj>()->Items;
@@ -439,25 +479,34 @@ std::string Interpreter::show(const Value &V) {
     return fmt::format("{}..{}", V.as<RangeObj>()->Lo, V.as<RangeObj>()->Hi);
   case VKind::Task: {
     graph::TaskId T = V.asId();
-    return fmt::format("task #{} \"{}\" ({}, {})", T, G.name(T),
-                       graph::taskKindName(G.Kind[T]),
-                       formatQuantity(static_cast<double>(G.Dur[T]),
-                                      Dim::duration()));
+    return fmt::format(
+        "task #{} \"{}\" ({}, {})", T, G.name(T),
+        graph::taskKindName(G.Kind[T]),
+        formatQuantity(static_cast<double>(G.Dur[T]), Dim::duration()));
   }
   case VKind::Set:
     return fmt::format("set of {} tasks", V.as<SetObj>()->Bits.count());
-  case VKind::Layer: return "layer " + G.Layers[V.asId()].Name;
-  case VKind::Block: return showBlock(V.asId());
+  case VKind::Layer:
+    return "layer " + G.Layers[V.asId()].Name;
+  case VKind::Block:
+    return showBlock(V.asId());
   case VKind::BlockSet:
     return fmt::format("set of {} blocks", V.as<BlockSetObj>()->Bits.count());
-  case VKind::Resource: return G.Resources[V.asId()].Name;
-  case VKind::Function: return "<function>";
+  case VKind::Resource:
+    return G.Resources[V.asId()].Name;
+  case VKind::Function:
+    return "<function>";
   case VKind::Bound:
     return std::string("<method ") +
            bc::memberInfo(V.as<BoundObj>()->Method).Name + ">";
-  case VKind::Device: return "device " + Env.Device.Name;
-  case VKind::Trace: return "trace " + Env.TracePath;
-  case VKind::Iterator: return "<iterator>";
+  case VKind::Device:
+    return "device " + (V.asId() == 0
+                            ? Env.Device.Name
+                            : std::string(gpuCatalogue()[V.asId() - 1].Key));
+  case VKind::Trace:
+    return "trace " + Env.TracePath;
+  case VKind::Iterator:
+    return "<iterator>";
   }
   return "?";
 }

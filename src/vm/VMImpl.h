@@ -77,6 +77,9 @@ public:
 
   // Members and builtins (Members.cpp, Builtins.cpp).
   Value member(const Value &Obj, const std::string &Name);
+  /// A member of a device value: \p Id 0 the traced GPU, else entry Id - 1
+  /// of the GPU catalogue.
+  Value deviceMember(uint32_t Id, bc::MemberId M);
   Value callMethod(const BoundObj &B, std::vector<Value> &Args);
   Value builtin(bc::BuiltinId Id, std::vector<Value> &Args);
   Value taskSet(llvm::BitVector Bits) { return Value::set(std::move(Bits)); }

@@ -1,0 +1,46 @@
+#include "support/Gpus.h"
+
+#include <cctype>
+
+using namespace dd;
+
+static const GpuSpec Catalogue[] = {
+#define DD_GPU(Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Source)  \
+  {Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Source},
+#include "support/Gpus.def"
+};
+
+llvm::ArrayRef<GpuSpec> dd::gpuCatalogue() { return Catalogue; }
+
+static bool sameIgnoringCase(std::string_view A, std::string_view B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if (std::tolower(static_cast<unsigned char>(A[I])) !=
+        std::tolower(static_cast<unsigned char>(B[I])))
+      return false;
+  return true;
+}
+
+const GpuSpec *dd::findGpu(std::string_view Key) {
+  for (const GpuSpec &G : Catalogue)
+    if (sameIgnoringCase(G.Key, Key))
+      return &G;
+  return nullptr;
+}
+
+const GpuSpec *dd::gpuForDevice(std::string_view Name) {
+  for (const GpuSpec &G : Catalogue) {
+    std::string_view M = G.Match;
+    while (!M.empty()) {
+      size_t Bar = M.find('|');
+      std::string_view Alt = M.substr(0, Bar);
+      if (!Alt.empty() && Name.find(Alt) != std::string_view::npos)
+        return &G;
+      if (Bar == std::string_view::npos)
+        break;
+      M.remove_prefix(Bar + 1);
+    }
+  }
+  return nullptr;
+}
