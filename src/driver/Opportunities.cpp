@@ -169,12 +169,11 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   graph::Graph *G = &Rp->G;
   std::vector<size_t> *Chosen = &Rp->Chosen;
   sim::SimResult *Base = &Rp->Base;
-  ProfilerFit Fit;
-  if (Unprofiled) {
-    auto F = applyUnprofiled(*G, *Chosen, *Unprofiled, T.TracePath);
-    if (!F)
-      return ExitInternal;
-    Fit = *F;
+  auto Fitted = applyUnprofiled(*G, *Chosen, Unprofiled, T.TracePath);
+  if (!Fitted)
+    return ExitInternal;
+  const ProfilerFit &Fit = *Fitted;
+  if (Fit.Applied) {
     auto R = sim::simulate(*G);
     if (!R) {
       reportError(T.TracePath, llvm::toString(R.takeError()));

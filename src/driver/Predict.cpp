@@ -292,8 +292,11 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
 
 std::optional<ProfilerFit>
 dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
-                            int64_t Target, const std::string &TracePath) {
-  auto F = fitUnprofiled(G, Chosen, Target);
+                            std::optional<int64_t> Target,
+                            const std::string &TracePath) {
+  if (!Target)
+    return ProfilerFit();
+  auto F = fitUnprofiled(G, Chosen, *Target);
   if (!F) {
     reportError(TracePath, llvm::toString(F.takeError()));
     return std::nullopt;

@@ -89,12 +89,12 @@ llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
 /// with the error reported, where it is not a duration or \p T is a job.
 bool parseUnprofiled(const std::string &Text, const TraceOptions &T,
                      std::optional<int64_t> &Target);
-/// fitUnprofiled, with a warning where the fit is GPU-bound or out of
-/// range; none, with the error reported, where the graph cannot be
-/// simulated.
+/// fitUnprofiled where \p Target is given (else a fit not applied), with a
+/// warning where the fit is GPU-bound or out of range; none, with the error
+/// reported, where the graph cannot be simulated.
 std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
                                            const std::vector<size_t> &Chosen,
-                                           int64_t Target,
+                                           std::optional<int64_t> Target,
                                            const std::string &TracePath);
 
 /// The trace side of a run, shared by every point of a sweep: the trace, its

@@ -354,13 +354,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     reportError(T.TracePath, llvm::toString(Chosen.takeError()));
     return ExitBadInput;
   }
-  ProfilerFit Fit;
-  if (Unprofiled) {
-    auto F = applyUnprofiled(*G, *Chosen, *Unprofiled, T.TracePath);
-    if (!F)
-      return ExitInternal;
-    Fit = *F;
-  }
+  auto Fit = applyUnprofiled(*G, *Chosen, Unprofiled, T.TracePath);
+  if (!Fit)
+    return ExitInternal;
   PhaseTimer BaseTimer("baseline");
   auto Base = sim::simulate(*G);
   BaseTimer.stop();
@@ -375,7 +371,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   B.Chosen = *Chosen;
   B.Base = &*Base;
   B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
-  B.Unprofiled = Fit;
+  B.Unprofiled = *Fit;
   if (Sweep)
     return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
 

@@ -38,6 +38,14 @@ std::string durationCell(const char *Id, int64_t Ns) {
                      formatDuration(Ns));
 }
 
+/// A table cell with the change from \p From to \p To, "+1.23%" ("-" when
+/// From is 0).
+std::string changeCell(int64_t From, int64_t To) {
+  return fmt::format(
+      "<td class=\"num\">{}</td>",
+      From ? formatPercent(double(To - From) / double(From), true) : "-");
+}
+
 std::string percentOf(int64_t Part, int64_t Whole) {
   return Whole ? formatPercent(double(Part) / double(Whole)) : "-";
 }
@@ -161,15 +169,11 @@ void HtmlWriter::jobSummary() {
          "measured</th><th>replayed</th><th>error</th><th>late at "
          "collectives</th></tr>\n";
   for (const JobSummary::RankRow &R : J.Ranks)
-    Out +=
-        fmt::format("<tr data-rank=\"{}\"><td>{}</td>", R.Rank, R.Rank) +
-        durationCell(nullptr, R.Measured) + durationCell(nullptr, R.Replayed) +
-        fmt::format("<td class=\"num\">{}</td>",
-                    R.Measured ? formatPercent(double(R.Replayed - R.Measured) /
-                                                   double(R.Measured),
-                                               true)
-                               : "-") +
-        durationCell(nullptr, R.Late) + "</tr>\n";
+    Out += fmt::format("<tr data-rank=\"{}\"><td>{}</td>", R.Rank, R.Rank) +
+           durationCell(nullptr, R.Measured) +
+           durationCell(nullptr, R.Replayed) +
+           changeCell(R.Measured, R.Replayed) + durationCell(nullptr, R.Late) +
+           "</tr>\n";
   Out += "</table>\n<h3>Stragglers</h3>\n";
   if (J.Stragglers.empty()) {
     Out += "<p>No rank arrived at the collectives later than the median "
@@ -188,13 +192,7 @@ void HtmlWriter::jobSummary() {
           durationCell(nullptr, S.Late) +
           fmt::format("<td class=\"num\">x{:.2f}</td>", S.WorkScale) +
           durationCell(nullptr, S.JobWithout) +
-          fmt::format("<td class=\"num\">{}</td>",
-                      J.Replayed
-                          ? formatPercent(double(S.JobWithout - J.Replayed) /
-                                              double(J.Replayed),
-                                          true)
-                          : "-") +
-          "</tr>\n";
+          changeCell(J.Replayed, S.JobWithout) + "</tr>\n";
     Out += "</table>\n";
   }
   Out += "</section>\n";
