@@ -6,6 +6,7 @@
 #include "driver/Session.h"
 #include "graph/KernelClass.h"
 #include "memory/MemoryModel.h"
+#include "support/Gpus.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -44,6 +45,13 @@ struct Facts {
   /// (k.flops) and the GPU time of the kernels that carry them.
   std::vector<double> ClassFlops;
   std::vector<int64_t> ClassFlopsTime;
+  /// Per class: the FLOPs the sized kernels' time allowed at the GPU's
+  /// peaks for their precision (the catalogue's); 0 where the GPU is not
+  /// in it; and the FLOPs of those kernels (ClassPeakShareFlops /
+  /// ClassPeakFlops is the share of peak achieved). Kernels whose name
+  /// shows no precision are left out of both.
+  std::vector<double> ClassPeakFlops, ClassPeakShareFlops;
+  std::string PeakGpu; ///< the catalogue entry, "" when none
   std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
@@ -56,9 +64,14 @@ struct ClassTally {
   std::vector<double> Flops = std::vector<double>(graph::NumKernelClasses, 0);
   std::vector<int64_t> FlopsTime =
       std::vector<int64_t>(graph::NumKernelClasses, 0);
+  std::vector<double> PeakFlops =
+      std::vector<double>(graph::NumKernelClasses, 0);
+  std::vector<double> PeakShareFlops =
+      std::vector<double>(graph::NumKernelClasses, 0);
   int64_t Total = 0;
-  /// \p Fl: the work's FLOPs, NaN when unknown.
-  void add(graph::KernelClass K, int64_t Time, double Fl) {
+  /// \p Fl: the work's FLOPs, NaN when unknown; \p PeakTflops: the GPU's
+  /// dense peak for its precision, 0 when either is unknown.
+  void add(graph::KernelClass K, int64_t Time, double Fl, double PeakTflops) {
     unsigned I = static_cast<unsigned>(K);
     ++C[I].Count;
     C[I].Time += Time;
@@ -66,6 +79,11 @@ struct ClassTally {
     if (!std::isnan(Fl)) {
       Flops[I] += Fl;
       FlopsTime[I] += Time;
+      if (PeakTflops > 0) {
+        // TFLOP/s = 1e3 FLOP per ns.
+        PeakFlops[I] += double(Time) * PeakTflops * 1e3;
+        PeakShareFlops[I] += Fl;
+      }
     }
   }
   /// The classes with any work, in the table's order, into \p F.
@@ -78,6 +96,8 @@ struct ClassTally {
         F.Classes.push_back(std::move(C[I]));
         F.ClassFlops.push_back(Flops[I]);
         F.ClassFlopsTime.push_back(FlopsTime[I]);
+        F.ClassPeakFlops.push_back(PeakFlops[I]);
+        F.ClassPeakShareFlops.push_back(PeakShareFlops[I]);
       }
   }
 };
@@ -155,9 +175,26 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     F.Layers = std::move(L);
     ClassTally Tally;
     std::vector<double> Flops = graph::taskFlops(*G);
+    const GpuSpec *Spec =
+        T.Devices.empty() ? nullptr : gpuForDevice(T.Devices.front().Name);
+    if (Spec)
+      F.PeakGpu = Spec->Key;
+    // The GPU's dense peak for a kernel's precision (its fp32 one where it
+    // has no path for it); 0 where the name shows no precision.
+    auto Peak = [&](graph::TaskId X) {
+      std::string_view P = graph::kernelPrecision(G->name(X));
+      if (!Spec || P.empty())
+        return 0.0;
+      double V = P == "fp8"    ? Spec->Fp8
+                 : P == "tf32" ? Spec->Tf32
+                 : P == "half" ? Spec->Half
+                               : 0.0;
+      return V > 0 ? V : Spec->Fp32;
+    };
     for (graph::TaskId X = 0; X < G->numTasks(); ++X)
       if (G->isGpu(X) && G->MeasuredDur[X] != graph::NoTime)
-        Tally.add(graph::kernelClassOf(*G, X), G->MeasuredDur[X], Flops[X]);
+        Tally.add(graph::kernelClassOf(*G, X), G->MeasuredDur[X], Flops[X],
+                  std::isnan(Flops[X]) ? 0.0 : Peak(X));
     Tally.into(F);
   } else {
     // No graph: the trace's GPU work by its names alone.
@@ -165,13 +202,12 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     for (trace::EventId E = 0; E < T.numEvents(); ++E) {
       if (!trace::isGpuWork(T.Kind[E]))
         continue;
-      graph::TaskKind K = T.Kind[E] == trace::EventKind::Memcpy
-                              ? graph::TaskKind::Memcpy
-                          : T.Kind[E] == trace::EventKind::Memset
-                              ? graph::TaskKind::Memset
-                              : graph::TaskKind::Kernel;
+      graph::TaskKind K =
+          T.Kind[E] == trace::EventKind::Memcpy   ? graph::TaskKind::Memcpy
+          : T.Kind[E] == trace::EventKind::Memset ? graph::TaskKind::Memset
+                                                  : graph::TaskKind::Kernel;
       Tally.add(graph::classifyKernel(T.name(E), K, "", false), T.Dur[E],
-                std::nan(""));
+                std::nan(""), 0.0);
     }
     Tally.into(F);
   }
@@ -287,10 +323,12 @@ void printText(const trace::Trace &T, const graph::Graph *G,
     Out += K.render();
   }
   if (!F.Classes.empty()) {
-    Out += G ? "\nkernel classes (GPU time of the graph's tasks; see `k.class`)\n"
-             : "\nkernel classes (GPU time of the trace, by kernel names alone: no graph)\n";
+    Out +=
+        G ? "\nkernel classes (GPU time of the graph's tasks; see `k.class`)\n"
+          : "\nkernel classes (GPU time of the trace, by kernel names alone: "
+            "no graph)\n";
     Table K;
-    for (size_t C = 1; C < 5; ++C)
+    for (size_t C = 1; C < 4; ++C)
       K.alignRight(C);
     bool AnyFlops = false;
     for (int64_t T : F.ClassFlopsTime)
@@ -303,14 +341,25 @@ void printText(const trace::Trace &T, const graph::Graph *G,
                                      : 0.0),
           formatCount(N.Count) + "x"};
       // Achieved TFLOP/s over the kernels whose FLOPs the shapes give.
-      if (AnyFlops)
-        Row.push_back(F.ClassFlopsTime[I] > 0
-                          ? fmt::format("{:.1f} TFLOP/s ({} of it sized)",
-                                        F.ClassFlops[I] /
-                                            double(F.ClassFlopsTime[I]) / 1e3,
-                                        formatPercent(double(F.ClassFlopsTime[I]) /
-                                                      double(N.Time)))
-                          : std::string());
+      if (AnyFlops) {
+        std::string Cell;
+        if (F.ClassFlopsTime[I] > 0) {
+          Cell = fmt::format(
+              "{:.1f} TFLOP/s ({} of it sized",
+              F.ClassFlops[I] / double(F.ClassFlopsTime[I]) / 1e3,
+              formatPercent(double(F.ClassFlopsTime[I]) / double(N.Time)));
+          if (F.ClassPeakFlops[I] > 0)
+            Cell += fmt::format(
+                "; {} of the {}'s peaks{}",
+                formatPercent(F.ClassPeakShareFlops[I] / F.ClassPeakFlops[I]),
+                F.PeakGpu,
+                F.ClassPeakShareFlops[I] < F.ClassFlops[I]
+                    ? ", where the names show the precision"
+                    : "");
+          Cell += ")";
+        }
+        Row.push_back(Cell);
+      }
       K.row(Row);
     }
     Out += K.render();
@@ -417,6 +466,8 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
         .field("gpu_ns", F.Classes[I].Time)
         .field("flops", F.ClassFlops[I])
         .field("flops_gpu_ns", F.ClassFlopsTime[I]);
+    if (F.ClassPeakFlops[I] > 0)
+      W.field("peak_share", F.ClassPeakShareFlops[I] / F.ClassPeakFlops[I]);
     W.endObject();
   }
   W.endArray();

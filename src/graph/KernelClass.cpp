@@ -276,3 +276,22 @@ std::vector<double> graph::taskFlops(const Graph &G) {
   }
   return Flops;
 }
+
+std::string_view graph::kernelPrecision(std::string_view Kernel) {
+  auto Has = [&](std::initializer_list<std::string_view> Parts) {
+    for (std::string_view P : Parts)
+      if (Kernel.find(P) != std::string_view::npos)
+        return true;
+    return false;
+  };
+  if (Has({"fp8", "e4m3", "e5m2", "f8f8"}))
+    return "fp8";
+  if (Has({"tf32"}))
+    return "tf32";
+  if (Has({"bf16", "f16", "fp16", "half", "bfloat16", "BFloat16", "Half",
+           "h884", "h1688", "h16816", "hmma", "_B_BS_", "_H_HS_"}))
+    return "half";
+  if (Has({"sgemm", "f32f32", "fp32", "_S_SS_", "float"}))
+    return "fp32";
+  return "";
+}

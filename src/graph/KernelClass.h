@@ -38,6 +38,12 @@ KernelClass classifyKernel(std::string_view Kernel, TaskKind K,
 /// innermost enclosing one); other for CPU tasks.
 KernelClass kernelClassOf(const Graph &G, TaskId T);
 
+/// The arithmetic precision a GEMM-class kernel's name shows: "fp8",
+/// "tf32", "half" (bf16 or fp16), "fp32", or "" when it shows none
+/// (cuBLASLt's nvjet kernels, Triton's). Read from the whole name,
+/// template arguments included: that is where CUTLASS puts the types.
+std::string_view kernelPrecision(std::string_view Kernel);
+
 /// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),
 /// and a GEMM kernel's share of the innermost sized operator around its
 /// launch (by measured time among that operator's GEMM kernels); NaN when

@@ -169,6 +169,14 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::string(std::string(G.name(Obj.asId())));
   case MemberId::Task_kind:
     return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
+  case MemberId::Task_precision: {
+    // What a GPU task's kernel name says; none for CPU work and names that
+    // say nothing.
+    if (!G.isGpu(Obj.asId()))
+      return Value::none();
+    std::string_view P = graph::kernelPrecision(G.name(Obj.asId()));
+    return P.empty() ? Value::none() : Value::string(std::string(P));
+  }
   case MemberId::Task_class:
     // Only GPU work has a class.
     if (!G.isGpu(Obj.asId()))
