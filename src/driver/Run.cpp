@@ -276,6 +276,7 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(G, MStart, MEnd);
   D.Measured = measuredSchedule(G, MStart, MEnd);
+  D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
   D.Replayed = simulatedSchedule("replayed", G, *B.Base, B.Chosen);
   std::optional<memory::MemoryModel> Mem = memoryForOutputs(Tr, G);
   D.Memory = Mem ? &*Mem : nullptr;
@@ -421,6 +422,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(*G, MStart, MEnd);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
+  D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
   D.Predicted = simulatedSchedule("predicted", *G, *P.Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
   D.PredictedMemory = P.Mem.model();

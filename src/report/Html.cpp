@@ -110,6 +110,15 @@ void HtmlWriter::summary() {
   }
   int64_t M = reportedTime(D, D.Measured), R = reportedTime(D, D.Replayed);
   Out += "<section id=\"summary\"><h2>Summary</h2>\n";
+  if (D.Unprofiled) {
+    Out += fmt::format("<p class=\"note\" id=\"unprofiled\">Measured without "
+                       "the profiler (--unprofiled); the trace's iterations "
+                       "took {}. The trace's CPU work was scaled to match "
+                       "before the model ran; the timeline shows the trace's "
+                       "times.</p>\n",
+                       formatDuration(M));
+    M = D.Unprofiled * static_cast<int64_t>(D.Reported.size());
+  }
   if (D.Reported.size() > 1)
     Out += fmt::format("<p class=\"note\">Times of the {} reported iterations "
                        "together.</p>\n",
@@ -209,7 +218,9 @@ void HtmlWriter::iterationTable() {
     Out +=
         fmt::format("<tr data-iteration=\"{}\"><td>", G.Iterations[I].Number) +
         htmlEscape(G.Iterations[I].Label) + "</td>" +
-        durationCell(nullptr, D.Measured.Iterations[I].length()) +
+        durationCell(nullptr, D.Unprofiled
+                                  ? D.Unprofiled
+                                  : D.Measured.Iterations[I].length()) +
         durationCell(nullptr, R);
     if (D.Predicted) {
       int64_t P = D.Predicted->Iterations[I].length();

@@ -133,6 +133,10 @@ struct RunData {
     graph::ResourceId First = 0, End = 0;
   };
   std::vector<RankResources> Ranks;
+  /// run --unprofiled: the iteration time measured without the profiler,
+  /// which the numbers show as measured (the timeline keeps the trace's
+  /// times); 0 otherwise.
+  int64_t Unprofiled = 0;
   /// A job's replay: its numbers, which the summary shows instead of the
   /// reported iterations' (one per rank).
   std::optional<JobSummary> Job;
