@@ -3,6 +3,7 @@
 #include "trace/Sizes.h"
 
 #include <charconv>
+#include <cmath>
 
 #include <cctype>
 #include <climits>
@@ -298,11 +299,13 @@ matmulFlops(std::string_view Op,
       return std::nullopt;
     // Batch dimensions broadcast: the larger of each pair.
     size_t BX = X.size() - 2, BY = Y.size() - 2;
-    int64_t Batch = 1;
+    double Batch = 1;
     for (size_t I = 0; I < std::max(BX, BY); ++I) {
       int64_t DX = I < BX ? X[BX - 1 - I] : 1;
       int64_t DY = I < BY ? Y[BY - 1 - I] : 1;
-      Batch *= std::max(DX, DY);
+      if (DX < 0 || DY < 0)
+        return std::nullopt;
+      Batch *= double(std::max(DX, DY));
     }
     return mulAdds(Batch, X[X.size() - 2], K, Y.back());
   }
@@ -388,11 +391,12 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
       (*G)[0] < 1)
     return std::nullopt;
   int64_t N = In[0], K = Wt[0], CPerGroup = Wt[1];
-  if (In[1] != CPerGroup * (*G)[0])
+  if (double(In[1]) != double(CPerGroup) * double((*G)[0]))
     return std::nullopt;
   // The output's spatial size: grad_output's in backward, else from the
-  // input, kernel, stride, padding and dilation.
-  int64_t OutSize = 1;
+  // input, kernel, stride, padding and dilation (in doubles: no value the
+  // trace gives can overflow).
+  double OutSize = 1;
   if (Backward) {
     const std::vector<int64_t> &GO = Shapes[0];
     if (GO.size() != In.size() || GO[0] != N || GO[1] != K)
@@ -407,13 +411,15 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
     if (!SD || !PD || !DD)
       return std::nullopt;
     for (size_t I = 0; I < Spatial; ++I) {
-      int64_t Span = In[2 + I] + 2 * (*PD)[I] - (*DD)[I] * (Wt[2 + I] - 1) - 1;
-      if ((*SD)[I] < 1 || Span < 0)
+      double Span = double(In[2 + I]) + 2.0 * double((*PD)[I]) -
+                    double((*DD)[I]) * (double(Wt[2 + I]) - 1) - 1;
+      if ((*SD)[I] < 1 || (*PD)[I] < 0 || (*DD)[I] < 1 || Span < 0)
         return std::nullopt;
-      OutSize *= Span / (*SD)[I] + 1;
+      OutSize *= std::floor(Span / double((*SD)[I])) + 1;
     }
   }
-  auto Once = mulAdds(N, K, OutSize, CPerGroup * product(Wt, 2, Wt.size()));
+  auto Once =
+      mulAdds(N, K, OutSize, double(CPerGroup) * product(Wt, 2, Wt.size()));
   if (!Once || !Backward)
     return Once;
   // output_mask: [input gradient, weight gradient, bias gradient].
@@ -421,7 +427,7 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
   if (!Mask || Mask->size() < 2)
     return std::nullopt;
   int64_t Times = ((*Mask)[0] != 0) + ((*Mask)[1] != 0);
-  return *Once * Times;
+  return *Once * Times; // under 8e18: mulAdds keeps Once under 4e18
 }
 
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,

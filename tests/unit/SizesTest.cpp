@@ -217,3 +217,32 @@ TEST_CASE("convolutions' FLOPs: what is not sized") {
           R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
           .has_value());
 }
+
+TEST_CASE("FLOPs of damaged shapes: unknown, never an overflow") {
+  // The shapes' reader refuses negative and out-of-range dimensions ...
+  CHECK_FALSE(dd::trace::inputShapes("[[9223372036854775807, 3, 224, 224]]")
+                  .has_value());
+  CHECK_FALSE(dd::trace::inputShapes("[[64, 3, -7, 7]]").has_value());
+  // ... and what it reads cannot overflow the FLOPs: a stride of zero, a
+  // padding near INT64_MAX, batch dimensions whose product is 2^64.
+  const char *Dims =
+      "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]";
+  CHECK_FALSE(
+      convOf(
+          "aten::convolution", Dims,
+          R"(["", "", "", "[0, 0]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
+          .has_value());
+  CHECK_FALSE(
+      convOf(
+          "aten::convolution", Dims,
+          R"(["", "", "", "[2, 2]", "[9223372036854775807, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
+          .has_value());
+  CHECK_FALSE(
+      convOf(
+          "aten::convolution", Dims,
+          R"(["", "", "", "[2, 2]", "[-3, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
+          .has_value());
+  CHECK_FALSE(
+      flopsOf("aten::matmul", "[[4294967296, 4294967296, 4, 8], [8, 16]]")
+          .has_value());
+}
