@@ -238,20 +238,27 @@ inputShapes(std::string_view DimsJson) {
 
 namespace {
 
-/// 2 * Batch * M * K * N, none on overflow or a negative dimension.
-std::optional<int64_t> mulAdds(int64_t Batch, int64_t M, int64_t K, int64_t N) {
+/// 2 * Batch * M * K * N, none on overflow or a negative dimension. In
+/// doubles: the dimensions come from the trace, and a damaged one must not
+/// overflow anything on the way.
+std::optional<int64_t> mulAdds(double Batch, double M, double K, double N) {
   if (Batch < 0 || M < 0 || K < 0 || N < 0)
     return std::nullopt;
-  double F = 2.0 * double(Batch) * double(M) * double(K) * double(N);
+  double F = 2.0 * Batch * M * K * N;
   if (!(F < 9e18))
     return std::nullopt;
   return static_cast<int64_t>(F);
 }
 
-int64_t product(const std::vector<int64_t> &S, size_t From, size_t To) {
-  int64_t P = 1;
-  for (size_t I = From; I < To; ++I)
-    P *= S[I];
+/// The product of S[From, To), in a double; -1 where a dimension is
+/// negative.
+double product(const std::vector<int64_t> &S, size_t From, size_t To) {
+  double P = 1;
+  for (size_t I = From; I < To; ++I) {
+    if (S[I] < 0)
+      return -1;
+    P *= double(S[I]);
+  }
   return P;
 }
 
@@ -418,8 +425,8 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
       OutSize *= std::floor(Span / double((*SD)[I])) + 1;
     }
   }
-  auto Once =
-      mulAdds(N, K, OutSize, double(CPerGroup) * product(Wt, 2, Wt.size()));
+  auto Once = mulAdds(N, K, OutSize,
+                      product(Wt, 1, Wt.size())); // (C / groups) x kernel
   if (!Once || !Backward)
     return Once;
   // output_mask: [input gradient, weight gradient, bias gradient].
@@ -427,7 +434,9 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
   if (!Mask || Mask->size() < 2)
     return std::nullopt;
   int64_t Times = ((*Mask)[0] != 0) + ((*Mask)[1] != 0);
-  return *Once * Times; // under 8e18: mulAdds keeps Once under 4e18
+  if (Times > 1 && *Once > INT64_MAX / Times)
+    return std::nullopt;
+  return *Once * Times;
 }
 
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
