@@ -183,13 +183,7 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     // has no path for it); 0 where the name shows no precision.
     auto Peak = [&](graph::TaskId X) {
       std::string_view P = graph::kernelPrecision(G->name(X));
-      if (!Spec || P.empty())
-        return 0.0;
-      double V = P == "fp8"    ? Spec->Fp8
-                 : P == "tf32" ? Spec->Tf32
-                 : P == "half" ? Spec->Half
-                               : 0.0;
-      return V > 0 ? V : Spec->Fp32;
+      return !Spec || P.empty() ? 0.0 : peakTflops(*Spec, P);
     };
     for (graph::TaskId X = 0; X < G->numTasks(); ++X)
       if (G->isGpu(X) && G->MeasuredDur[X] != graph::NoTime)

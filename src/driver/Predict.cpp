@@ -203,12 +203,6 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   ProfilerFit F;
   F.Applied = true;
   F.Target = Target;
-  std::vector<int64_t> MStart, MEnd;
-  measuredTimes(G, MStart, MEnd);
-  for (size_t I : Chosen)
-    F.Profiled += measuredPointTime(G, G.Iterations[I].End, MEnd) -
-                  measuredPointTime(G, G.Iterations[I].Begin, MEnd);
-  F.Profiled /= static_cast<int64_t>(Chosen.size());
   // The reported iterations' mean replay with CPU work times S.
   std::vector<int64_t> Dur, Gap;
   auto ReplayAt = [&](double S) -> llvm::Expected<int64_t> {

@@ -64,7 +64,6 @@ std::vector<Steady> steadyStates(const graph::Graph &G, const sim::SimResult &R,
 struct ProfilerFit {
   bool Applied = false;
   int64_t Target = 0;   ///< the time measured without the profiler
-  int64_t Profiled = 0; ///< the reported iterations' mean measured time
   int64_t Replayed = 0; ///< their mean replay with the factor
   int64_t Floor = 0;    ///< their replay with (next to) no CPU time
   double CpuScale = 1.0;

@@ -38,12 +38,21 @@ std::string durationCell(const char *Id, int64_t Ns) {
                      formatDuration(Ns));
 }
 
-/// A table cell with the change from \p From to \p To, "+1.23%" ("-" when
-/// From is 0).
+/// The change from \p From to \p To, "+1.23%" ("-" when From is 0).
+std::string changeText(int64_t From, int64_t To) {
+  return From ? formatPercent(double(To - From) / double(From), true) : "-";
+}
+
+/// A table cell with changeText.
 std::string changeCell(int64_t From, int64_t To) {
-  return fmt::format(
-      "<td class=\"num\">{}</td>",
-      From ? formatPercent(double(To - From) / double(From), true) : "-");
+  return fmt::format("<td class=\"num\">{}</td>", changeText(From, To));
+}
+
+/// The summary's replayed row: \p R, and its error against measured \p M.
+std::string replayedRow(int64_t M, int64_t R) {
+  return "<tr><th>replayed</th>" + durationCell("replayed", R) +
+         fmt::format("<td id=\"replay-error\">error {}</td></tr>\n",
+                     changeText(M, R));
 }
 
 std::string percentOf(int64_t Part, int64_t Whole) {
@@ -126,17 +135,13 @@ void HtmlWriter::summary() {
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", M) +
          "<td></td></tr>\n";
-  Out += "<tr><th>replayed</th>" + durationCell("replayed", R) +
-         fmt::format("<td id=\"replay-error\">error {}</td></tr>\n",
-                     M ? formatPercent(double(R - M) / double(M), true) : "-");
+  Out += replayedRow(M, R);
   if (D.Predicted) {
     int64_t P = reportedTime(D, *D.Predicted);
-    Out +=
-        "<tr><th>predicted</th>" + durationCell("predicted", P) +
-        fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
-                    "</tr>\n",
-                    formatSpeedup(R, P),
-                    R ? formatPercent(double(P - R) / double(R), true) : "-");
+    Out += "<tr><th>predicted</th>" + durationCell("predicted", P) +
+           fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
+                       "</tr>\n",
+                       formatSpeedup(R, P), changeText(R, P));
   }
   const Schedule &B = D.before(), &A = D.after();
   Span BW = window(D, B), AW = window(D, A);
@@ -164,13 +169,7 @@ void HtmlWriter::jobSummary() {
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", J.Measured) +
          "<td></td></tr>\n";
-  Out +=
-      "<tr><th>replayed</th>" + durationCell("replayed", J.Replayed) +
-      fmt::format("<td id=\"replay-error\">error {}</td></tr>\n",
-                  J.Measured ? formatPercent(double(J.Replayed - J.Measured) /
-                                                 double(J.Measured),
-                                             true)
-                             : "-");
+  Out += replayedRow(J.Measured, J.Replayed);
   Out += "</table>\n<h3>Ranks</h3>\n<p class=\"note\">Late at collectives: "
          "how long the others waited for the rank at the collectives of the "
          "iteration, in all.</p>\n";

@@ -44,3 +44,11 @@ const GpuSpec *dd::gpuForDevice(std::string_view Name) {
   }
   return nullptr;
 }
+
+double dd::peakTflops(const GpuSpec &G, std::string_view Precision) {
+  double V = Precision == "fp8"    ? G.Fp8
+             : Precision == "tf32" ? G.Tf32
+             : Precision == "half" ? G.Half
+                                   : 0.0;
+  return V > 0 ? V : G.Fp32;
+}

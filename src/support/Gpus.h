@@ -24,6 +24,11 @@ struct GpuSpec {
   const char *Source;
 };
 
+/// \p G's dense peak TFLOP/s for a GEMM in \p Precision ("fp8", "tf32",
+/// "half", "fp32", as graph::kernelPrecision names them): its fp32 peak
+/// where it has no path for that precision.
+double peakTflops(const GpuSpec &G, std::string_view Precision);
+
 /// Every entry, in Gpus.def's order.
 llvm::ArrayRef<GpuSpec> gpuCatalogue();
 /// The entry whose key is \p Key (case-insensitive), or null.
