@@ -3,6 +3,7 @@
 optimization (tests/data/groundtruth, recorded on an H200).
 
 usage: check_groundtruth.py DDSCRIPT GROUNDTRUTH_DIR [--markdown]
+                           [--cross OTHER_GPU_DIR]
 
 For each baseline/variant pair of the manifest that a standard model
 covers, runs `ddscript run MODEL --trace BASELINE` twice, through the same
@@ -19,6 +20,14 @@ fails, prints no prediction, or where --unprofiled's replay misses the
 baseline's time by more than 2% without saying the run is bound by GPU work.
 Pairs no model covers are listed as such. --markdown prints the table for
 docs/validation.md.
+
+--cross OTHER_GPU_DIR: the same configurations recorded on another GPU
+(tests/data/groundtruth/h100). Each is predicted from one GPU's trace for the
+other by `stdlib/gpu.dd` (`--set target=`), both ways, and compared with the
+other GPU's measured run: the iteration through `ddscript compare` (trace
+against trace), the profiler-free time through `run --unprofiled`, and the
+sum of GPU work (kernel time, which the hosts do not blur), each beside the
+naive guess "the same time".
 """
 import json
 import os
@@ -42,9 +51,85 @@ def run(cmd):
     return json.loads(p.stdout), p.stderr
 
 
+# deviceProperties name -> the catalogue's key (src/support/Gpus.def)
+TARGETS = {"NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100"}
+
+
+def configurations(gt):
+    man = json.load(open(os.path.join(gt, "manifest.json")))
+    return man, {(c["model"], c["variant"]): c
+                 for c in man["configurations"]}
+
+
+def cross(ddscript, gt, other, markdown):
+    """gpu.dd from each GPU's traces to the other's, against measurement."""
+    _, here = configurations(gt)
+    _, there = configurations(other)
+    rows, errs = [], {"iter": [], "unprof": [], "gpu": [], "naive": []}
+    for key in sorted(set(here) & set(there)):
+        for (sdir, src), (ddir, dst) in (((gt, here[key]), (other,
+                                                            there[key])),
+                                         ((other, there[key]),
+                                          (gt, here[key]))):
+            target = TARGETS.get(dst["gpu"])
+            if not target:
+                sys.exit(f"FAIL: no catalogue key for '{dst['gpu']}'")
+            a = os.path.join(sdir, src["trace"])
+            b = os.path.join(ddir, dst["trace"])
+            cmp_, _ = run([ddscript, "compare", a, b, "--model", "gpu",
+                           "--set", f"target={target}", "--format", "json"])
+            unprof, _ = run([ddscript, "run", "gpu", "--trace", a, "--set",
+                             f"target={target}", "--format", "json",
+                             "--unprofiled", f"{src['measured_ms']}ms"])
+            work = cmp_["breakdown"][0]
+            if work["what"] != "GPU work (sum)" or not unprof.get(
+                    "predicted_ns") or cmp_.get("error") is None:
+                sys.exit(f"FAIL: {key} -> {target}: no prediction")
+            r = {"what": f"{key[0]} {key[1]}: "
+                         f"{TARGETS.get(src['gpu'], src['gpu'])} -> {target}",
+                 "src": src["measured_ms"], "dst": dst["measured_ms"],
+                 "unprof": unprof["predicted_ns"] / 1e6,
+                 "iter_err": cmp_["error"],
+                 "gpu": (work["before_ns"], work["after_ns"],
+                         work["predicted_ns"])}
+            r["unprof_err"] = r["unprof"] / r["dst"] - 1
+            r["naive_err"] = r["src"] / r["dst"] - 1
+            r["gpu_err"] = r["gpu"][2] / r["gpu"][1] - 1
+            r["gpu_naive"] = r["gpu"][0] / r["gpu"][1] - 1
+            rows.append(r)
+            errs["iter"].append(abs(r["iter_err"]))
+            errs["unprof"].append(abs(r["unprof_err"]))
+            errs["gpu"].append(abs(r["gpu_err"]))
+            errs["naive"].append(abs(r["naive_err"]))
+    if markdown:
+        print("| configuration: from -> to | measured on from | on to | "
+              "predicted (--unprofiled) | error | \"same time\" | "
+              "traced iteration: error | GPU work: from, to, predicted "
+              "| error | \"same time\" |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        line = [r["what"], f"{r['src']:.2f} ms", f"{r['dst']:.2f} ms",
+                f"{r['unprof']:.2f} ms", f"{r['unprof_err']:+.1%}",
+                f"{r['naive_err']:+.1%}", f"{r['iter_err']:+.1%}",
+                ", ".join(f"{v / 1e6:.2f}" for v in r["gpu"]) + " ms",
+                f"{r['gpu_err']:+.1%}", f"{r['gpu_naive']:+.1%}"]
+        print(("| " + " | ".join(line) + " |") if markdown
+              else "  ".join(line))
+    if rows:
+        n = len(rows)
+        mean = {k: sum(v) / n for k, v in errs.items()}
+        print(f"\nmean |error| over {n} cross-GPU predictions: profiler-free "
+              f"{mean['unprof']:.1%} (\"same time\" {mean['naive']:.1%}), "
+              f"traced iteration {mean['iter']:.1%}, GPU work "
+              f"{mean['gpu']:.1%}")
+
+
 def main(argv):
     ddscript, gt = argv[0], argv[1]
     markdown = "--markdown" in argv[2:]
+    if "--cross" in argv[2:]:
+        cross(ddscript, gt, argv[argv.index("--cross") + 1], markdown)
+        return
     man = json.load(open(os.path.join(gt, "manifest.json")))
     conf = {(c["model"], c["variant"]): c for c in man["configurations"]}
     rows, errors_trace, errors_unprof = [], [], []
