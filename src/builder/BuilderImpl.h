@@ -12,6 +12,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
 #include <vector>
@@ -55,6 +56,9 @@ struct BuildContext {
   llvm::DenseMap<int64_t, TaskId> CallByCorrelation;
   /// Devices of the GPU streams, for device-wide synchronisation.
   llvm::DenseMap<int32_t, llvm::SmallVector<ResourceId, 4>> DeviceStreams;
+
+  /// Graph::CommGroups by "name ranks", as the trace spells them.
+  llvm::StringMap<uint32_t> CommGroupIndex;
 
   BuildContext(const trace::Trace &T, const BuildOptions &O, BuildStats &S)
       : T(T), Opts(O), Stats(S) {}
@@ -109,6 +113,9 @@ struct BuildContext {
 llvm::Error findIterations(BuildContext &C);
 /// Creates resources and tasks: CPU nesting, leaves, GPU work.
 llvm::Error createTasks(BuildContext &C);
+/// Records communication task \p X's process group (Graph::CommGroups)
+/// where its event \p E names one.
+void noteCommGroup(BuildContext &C, trace::EventId E, TaskId X);
 /// Launch, synchronisation, event-wait and launch-queue dependencies.
 void addGpuDependencies(BuildContext &C);
 /// Cross-thread wake-ups and forward-to-backward links.

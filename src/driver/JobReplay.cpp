@@ -222,6 +222,7 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
     W.field("job_replayed_ns", Rep.Replayed);
     W.field("error", Rep.error());
     W.field("collectives", J.G.numCollectives());
+    W.field("matching", J.Matching);
     W.field("clock",
             J.ClockMode == job::Clock::Trace ? "trace" : "collectives");
     W.key("ranks").beginArray();

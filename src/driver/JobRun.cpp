@@ -298,6 +298,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       W.key("changes");
       writeChanges(W, Stats);
       W.field("collectives", Collectives);
+      W.field("matching", J->Matching);
       W.field("kept_collectives",
               J->G.numCollectives() - J->InsertedCollectives);
       W.field("inserted_collectives", J->InsertedCollectives);

@@ -27,6 +27,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
 #include <string>
@@ -178,7 +179,7 @@ public:
   std::vector<Phase> PhaseOf;
   std::vector<int32_t> IterationOf; ///< index into Iterations, or -1
   std::vector<uint8_t> Flags;
-  std::vector<int64_t> Bytes;       ///< bytes moved, or -1
+  std::vector<int64_t> Bytes; ///< bytes moved, or -1
   /// An operator's floating-point operations as its recorded input shapes
   /// give them (trace/Sizes.h: matrix multiplies), or -1.
   std::vector<int64_t> Flops;
@@ -226,6 +227,17 @@ public:
     CollectiveBegin.push_back(static_cast<uint32_t>(CollectiveMembers.size()));
     Dirty = true;
   }
+  /// Process groups that communication kernels name in their NCCL
+  /// arguments ("Process Group Name", "Process Group Ranks": the group's
+  /// global ranks); a job pairs collectives per group (job/Job.h).
+  /// CommGroupOf maps a communication task to its group, an index into
+  /// CommGroups; tasks without the arguments are absent.
+  struct CommGroup {
+    std::string Name;
+    std::vector<int32_t> Ranks;
+  };
+  std::vector<CommGroup> CommGroups;
+  llvm::DenseMap<TaskId, uint32_t> CommGroupOf;
   // --- Derived indexes, valid after finalize() --------------------------
   /// Leaves of each resource in order; PrevOnRes/NextOnRes per task.
   std::vector<std::vector<TaskId>> ResourceTasks;

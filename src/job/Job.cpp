@@ -7,8 +7,11 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 using namespace dd;
 using namespace dd::job;
@@ -36,9 +39,14 @@ struct CommStreams {
   std::vector<std::vector<TaskId>> Tasks;
 };
 
-CommStreams commStreams(const Graph &G) {
-  llvm::DenseMap<ResourceId, size_t> Index;
-  CommStreams Out;
+/// A rank's communication kernels: those whose trace names their process
+/// group, per group (by Graph::CommGroups index), and the others per stream.
+struct RankComm {
+  CommStreams Ungrouped;
+  std::map<std::string, std::pair<uint32_t, std::vector<TaskId>>> ByGroup;
+};
+
+RankComm rankComm(const Graph &G) {
   std::vector<TaskId> All;
   for (TaskId T = 0; T < G.numTasks(); ++T)
     if (G.Kind[T] == TaskKind::Comm && G.isLeaf(T) && !G.isRemoved(T) &&
@@ -47,15 +55,38 @@ CommStreams commStreams(const Graph &G) {
   std::stable_sort(All.begin(), All.end(), [&](TaskId A, TaskId B) {
     return G.MeasuredStart[A] < G.MeasuredStart[B];
   });
+  RankComm Out;
+  llvm::DenseMap<ResourceId, size_t> Index;
   for (TaskId T : All) {
-    auto [It, New] = Index.try_emplace(G.Res[T], Out.Stream.size());
-    if (New) {
-      Out.Stream.push_back(G.Res[T]);
-      Out.Tasks.emplace_back();
+    if (auto F = G.CommGroupOf.find(T); F != G.CommGroupOf.end()) {
+      auto &Slot = Out.ByGroup[G.CommGroups[F->second].Name];
+      Slot.first = F->second;
+      Slot.second.push_back(T);
+      continue;
     }
-    Out.Tasks[It->second].push_back(T);
+    CommStreams &S = Out.Ungrouped;
+    auto [It, New] = Index.try_emplace(G.Res[T], S.Stream.size());
+    if (New) {
+      S.Stream.push_back(G.Res[T]);
+      S.Tasks.emplace_back();
+    }
+    S.Tasks[It->second].push_back(T);
   }
   return Out;
+}
+
+/// Kinds whose members move the same amount on every rank (an all-to-all's
+/// or a send/receive's need not).
+bool sameSizeOnEveryRank(std::string_view Kind) {
+  for (std::string_view K :
+       {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce"})
+    if (Kind == K)
+      return true;
+  return false;
+}
+
+std::string rankList(llvm::ArrayRef<int32_t> Ranks) {
+  return fmt::format("[{}]", fmt::join(Ranks, ", "));
 }
 
 int64_t median(std::vector<int64_t> V) {
@@ -115,6 +146,11 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
   for (const auto &Seq : From.ResourceTasks)
     if (!Seq.empty())
       To.Gap[Seq.front() + TaskBase] += Earlier;
+  uint32_t GroupBase = static_cast<uint32_t>(To.CommGroups.size());
+  To.CommGroups.insert(To.CommGroups.end(), From.CommGroups.begin(),
+                       From.CommGroups.end());
+  for (auto [T, Group] : From.CommGroupOf)
+    To.CommGroupOf[T + TaskBase] = Group + GroupBase;
   for (Edge E : From.Edges) {
     E.Src += TaskBase;
     E.Dst += TaskBase;
@@ -135,35 +171,23 @@ std::string streamName(const Graph &G, ResourceId R) {
   return G.Resources[R].Name;
 }
 
-} // namespace
+/// Appends a collective of the given (rank index, task) members to \p P.
+void addMatched(PreparedJob &P,
+                llvm::ArrayRef<std::pair<uint32_t, TaskId>> Members) {
+  for (auto [Rank, T] : Members) {
+    P.MemberRank.push_back(Rank);
+    P.Members.push_back(T);
+  }
+  P.CollectiveBegin.push_back(static_cast<uint32_t>(P.Members.size()));
+}
 
-llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
-                                              Clock C) {
-  if (Ranks.empty())
-    return makeError("a job needs at least one rank");
-  std::stable_sort(
-      Ranks.begin(), Ranks.end(),
-      [](const RankGraph &A, const RankGraph &B) { return A.Rank < B.Rank; });
-  for (size_t I = 1; I < Ranks.size(); ++I)
-    if (Ranks[I].Rank == Ranks[I - 1].Rank)
-      return makeError(fmt::format("{} and {} are both rank {}: give one "
-                                   "trace per rank",
-                                   Ranks[I - 1].Path, Ranks[I].Path,
-                                   Ranks[I].Rank));
-  for (RankGraph &R : Ranks)
-    if (!R.G.finalized()) {
-      std::string Error;
-      if (!R.G.finalize(&Error))
-        return makeError(R.Path + ": " + Error);
-    }
-
-  // --- Match collectives: by order on each communication stream. ---------
-  std::vector<CommStreams> Comm;
-  for (const RankGraph &R : Ranks)
-    Comm.push_back(commStreams(R.G));
-  const CommStreams &Ref = Comm.front();
+/// Pairs the kernels that name no process group by their order on each
+/// rank's communication streams: every rank takes part in every one.
+llvm::Error matchByOrder(const std::vector<RankGraph> &Ranks,
+                         const std::vector<RankComm> &Comm, PreparedJob &P) {
+  const CommStreams &Ref = Comm.front().Ungrouped;
   for (size_t I = 1; I < Ranks.size(); ++I) {
-    const CommStreams &Other = Comm[I];
+    const CommStreams &Other = Comm[I].Ungrouped;
     if (Other.Tasks.size() != Ref.Tasks.size())
       return makeError(fmt::format(
           "rank {} has communication kernels on {} streams, rank {} on {}: "
@@ -192,46 +216,254 @@ llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
       }
     }
   }
+  std::vector<std::pair<uint32_t, TaskId>> Members;
+  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
+    for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
+      Members.clear();
+      for (size_t I = 0; I < Ranks.size(); ++I)
+        Members.push_back({uint32_t(I), Comm[I].Ungrouped.Tasks[S][K]});
+      addMatched(P, Members);
+    }
+  return llvm::Error::success();
+}
+
+/// Pairs the kernels that name their process group: per group, the k-th
+/// kernel of every member rank given is one collective. Ranks of a group
+/// that were not given are counted in \p Absent.
+llvm::Error matchByGroup(const std::vector<RankGraph> &Ranks,
+                         const std::vector<RankComm> &Comm, PreparedJob &P,
+                         size_t &Groups, std::set<int32_t> &Absent) {
+  llvm::DenseMap<int32_t, uint32_t> IndexOfRank;
+  for (size_t I = 0; I < Ranks.size(); ++I)
+    IndexOfRank[Ranks[I].Rank] = static_cast<uint32_t>(I);
+  std::set<std::string> Names;
+  for (const RankComm &RC : Comm)
+    for (const auto &KV : RC.ByGroup)
+      Names.insert(KV.first);
+  std::vector<std::pair<uint32_t, TaskId>> Members;
+  for (const std::string &Name : Names) {
+    // The group's ranks as the first rank that runs it records them.
+    const Graph::CommGroup *Group = nullptr;
+    size_t First = 0;
+    for (size_t I = 0; I < Ranks.size(); ++I) {
+      auto F = Comm[I].ByGroup.find(Name);
+      if (F == Comm[I].ByGroup.end())
+        continue;
+      const Graph::CommGroup &G = Ranks[I].G.CommGroups[F->second.first];
+      if (!Group) {
+        Group = &G;
+        First = I;
+      } else if (G.Ranks != Group->Ranks) {
+        return makeError(fmt::format(
+            "process group {}: rank {} records its ranks as {}, rank {} as "
+            "{}: ddscript cannot pair its collectives",
+            Name, Ranks[I].Rank, rankList(G.Ranks), Ranks[First].Rank,
+            rankList(Group->Ranks)));
+      }
+      if (!llvm::is_contained(Group->Ranks, Ranks[I].Rank))
+        return makeError(fmt::format(
+            "rank {} runs collectives of process group {}, whose ranks are {} "
+            "({})",
+            Ranks[I].Rank, Name, rankList(Group->Ranks), Ranks[I].Path));
+    }
+    ++Groups;
+    // The members given, in rank order, and their kernels of this group.
+    std::vector<std::pair<uint32_t, const std::vector<TaskId> *>> Given;
+    static const std::vector<TaskId> None;
+    for (int32_t R :
+         std::set<int32_t>(Group->Ranks.begin(), Group->Ranks.end())) {
+      auto I = IndexOfRank.find(R);
+      if (I == IndexOfRank.end()) {
+        Absent.insert(R);
+        continue;
+      }
+      auto F = Comm[I->second].ByGroup.find(Name);
+      Given.push_back({I->second, F == Comm[I->second].ByGroup.end()
+                                      ? &None
+                                      : &F->second.second});
+    }
+    const auto &[RefRank, Ref] = Given.front();
+    for (const auto &[I, Tasks] : Given) {
+      if (Tasks->size() != Ref->size())
+        return makeError(fmt::format(
+            "process group {}: rank {} has {} communication kernels, rank {} "
+            "has {}: ddscript pairs a group's collectives by their order and "
+            "cannot pair these",
+            Name, Ranks[I].Rank, Tasks->size(), Ranks[RefRank].Rank,
+            Ref->size()));
+      for (size_t K = 0; K < Ref->size(); ++K) {
+        TaskId A = (*Ref)[K], B = (*Tasks)[K];
+        const Graph &GA = Ranks[RefRank].G, &GB = Ranks[I].G;
+        std::string_view KA = collectiveKind(GA.name(A));
+        std::string_view KB = collectiveKind(GB.name(B));
+        if (KA != KB)
+          return makeError(fmt::format(
+              "collective {} of process group {}: rank {} runs {}, rank {} "
+              "runs {}: the ranks' collectives do not pair by order",
+              K + 1, Name, Ranks[I].Rank, KB, Ranks[RefRank].Rank, KA));
+        if (sameSizeOnEveryRank(KA) && GA.Bytes[A] >= 0 && GB.Bytes[B] >= 0 &&
+            GA.Bytes[A] != GB.Bytes[B])
+          return makeError(fmt::format(
+              "collective {} of process group {} ({}): rank {} moves {} "
+              "bytes, rank {} moves {}: the ranks' collectives do not pair by "
+              "order",
+              K + 1, Name, KA, Ranks[I].Rank, GB.Bytes[B], Ranks[RefRank].Rank,
+              GA.Bytes[A]));
+      }
+    }
+    // A collective of one member given waits for no one here: its kernel
+    // keeps its measured time.
+    if (Given.size() < 2)
+      continue;
+    for (size_t K = 0; K < Ref->size(); ++K) {
+      Members.clear();
+      for (const auto &[I, Tasks] : Given)
+        Members.push_back({I, (*Tasks)[K]});
+      addMatched(P, Members);
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Matches the ranks' collectives into \p P: per process group where the
+/// trace names it, else by order on the communication streams.
+llvm::Error matchCollectives(const std::vector<RankGraph> &Ranks,
+                             PreparedJob &P) {
+  std::vector<RankComm> Comm;
+  for (const RankGraph &R : Ranks)
+    Comm.push_back(rankComm(R.G));
+  size_t Groups = 0;
+  std::set<int32_t> Absent;
+  if (auto E = matchByGroup(Ranks, Comm, P, Groups, Absent))
+    return E;
+  size_t Grouped = P.numCollectives();
+  if (auto E = matchByOrder(Ranks, Comm, P))
+    return E;
+  size_t Ordered = P.numCollectives() - Grouped;
+  std::vector<std::string> How;
+  if (Groups) {
+    std::string S = fmt::format("per process group from the NCCL arguments "
+                                "({} group{})",
+                                Groups, Groups == 1 ? "" : "s");
+    if (!Absent.empty())
+      S += fmt::format(
+          "; ranks {} of their groups were not given: members "
+          "wait only for the ranks given, and the rest of a "
+          "wait counts as transfer",
+          rankList(std::vector<int32_t>(Absent.begin(), Absent.end())));
+    How.push_back(std::move(S));
+  }
+  if (Ordered || !Groups)
+    How.push_back("by order on each rank's communication streams");
+  P.Matching = fmt::format("{}", fmt::join(How, "; others "));
+  return llvm::Error::success();
+}
+
+/// Each rank's clock offset (\p P.Offset) from the collectives it shares
+/// with a rank whose offset is known, starting at the first rank: the
+/// median of how much earlier or later its members ended.
+void estimateClocks(const std::vector<RankGraph> &Ranks, PreparedJob &P) {
+  P.Offset.assign(Ranks.size(), 0);
+  if (P.ClockMode != Clock::Collectives || Ranks.size() < 2)
+    return;
+  auto End = [&](size_t M) {
+    const Graph &G = Ranks[P.MemberRank[M]].G;
+    TaskId T = P.Members[M];
+    return G.MeasuredStart[T] + G.MeasuredDur[T];
+  };
+  // Per rank, the collectives it takes part in (CSR).
+  std::vector<std::vector<uint32_t>> Of(Ranks.size());
+  for (uint32_t C = 0; C < P.numCollectives(); ++C)
+    for (uint32_t M = P.CollectiveBegin[C]; M < P.CollectiveBegin[C + 1]; ++M)
+      Of[P.MemberRank[M]].push_back(C);
+  std::vector<bool> Known(Ranks.size(), false);
+  Known[0] = true;
+  size_t Left = Ranks.size() - 1;
+  std::vector<size_t> Queue{0};
+  std::map<uint32_t, std::vector<int64_t>> Diff;
+  for (size_t Q = 0; Q < Queue.size() && Left; ++Q) {
+    size_t J = Queue[Q];
+    Diff.clear();
+    for (uint32_t C : Of[J]) {
+      int64_t EndJ = 0;
+      for (uint32_t M = P.CollectiveBegin[C]; M < P.CollectiveBegin[C + 1]; ++M)
+        if (P.MemberRank[M] == J)
+          EndJ = End(M) + P.Offset[J];
+      for (uint32_t M = P.CollectiveBegin[C]; M < P.CollectiveBegin[C + 1]; ++M)
+        if (!Known[P.MemberRank[M]])
+          Diff[P.MemberRank[M]].push_back(EndJ - End(M));
+    }
+    for (auto &[I, D] : Diff) {
+      P.Offset[I] = median(std::move(D));
+      Known[I] = true;
+      --Left;
+      Queue.push_back(I);
+    }
+  }
+  if (Left) {
+    std::vector<int32_t> Alone;
+    for (size_t I = 0; I < Ranks.size(); ++I)
+      if (!Known[I])
+        Alone.push_back(Ranks[I].Rank);
+    P.Matching += fmt::format("; ranks {} share no collective with rank {}: "
+                              "their clocks are taken as they are",
+                              rankList(Alone), Ranks[0].Rank);
+  }
+}
+
+/// Each member runs its transfer: from the last arrival to its own end;
+/// the time before is its measured wait (\p P.Wait).
+void splitWaits(std::vector<RankGraph> &Ranks, PreparedJob &P) {
+  P.Wait.resize(Ranks.size());
+  for (uint32_t C = 0; C < P.numCollectives(); ++C) {
+    uint32_t B = P.CollectiveBegin[C], E = P.CollectiveBegin[C + 1];
+    int64_t LastArrival = INT64_MIN;
+    for (uint32_t M = B; M < E; ++M) {
+      uint32_t I = P.MemberRank[M];
+      LastArrival = std::max(
+          LastArrival, Ranks[I].G.MeasuredStart[P.Members[M]] + P.Offset[I]);
+    }
+    for (uint32_t M = B; M < E; ++M) {
+      uint32_t I = P.MemberRank[M];
+      Graph &G = Ranks[I].G;
+      TaskId T = P.Members[M];
+      int64_t End = G.MeasuredStart[T] + P.Offset[I] + G.MeasuredDur[T];
+      if (End < LastArrival)
+        ++P.ClampedTransfers;
+      G.Dur[T] = std::max<int64_t>(0, End - LastArrival);
+      P.Wait[I][T] = G.MeasuredDur[T] - G.Dur[T];
+    }
+  }
+}
+
+} // namespace
+
+llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
+                                              Clock C) {
+  if (Ranks.empty())
+    return makeError("a job needs at least one rank");
+  std::stable_sort(
+      Ranks.begin(), Ranks.end(),
+      [](const RankGraph &A, const RankGraph &B) { return A.Rank < B.Rank; });
+  for (size_t I = 1; I < Ranks.size(); ++I)
+    if (Ranks[I].Rank == Ranks[I - 1].Rank)
+      return makeError(fmt::format("{} and {} are both rank {}: give one "
+                                   "trace per rank",
+                                   Ranks[I - 1].Path, Ranks[I].Path,
+                                   Ranks[I].Rank));
+  for (RankGraph &R : Ranks)
+    if (!R.G.finalized()) {
+      std::string Error;
+      if (!R.G.finalize(&Error))
+        return makeError(R.Path + ": " + Error);
+    }
 
   PreparedJob P;
   P.ClockMode = C;
-  P.Matching = "by order on each rank's communication streams";
-  // --- Clocks. -----------------------------------------------------------
-  P.Offset.assign(Ranks.size(), 0);
-  if (C == Clock::Collectives)
-    for (size_t I = 1; I < Ranks.size(); ++I) {
-      std::vector<int64_t> D;
-      for (size_t S = 0; S < Ref.Tasks.size(); ++S)
-        for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
-          TaskId A = Ref.Tasks[S][K], B = Comm[I].Tasks[S][K];
-          const Graph &GA = Ranks[0].G, &GB = Ranks[I].G;
-          D.push_back((GA.MeasuredStart[A] + GA.MeasuredDur[A]) -
-                      (GB.MeasuredStart[B] + GB.MeasuredDur[B]));
-        }
-      P.Offset[I] = median(std::move(D));
-    }
-
-  // Each member runs its transfer: from the last arrival to its own end.
-  P.Wait.resize(Ranks.size());
-  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
-    for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
-      int64_t LastArrival = INT64_MIN;
-      for (size_t I = 0; I < Ranks.size(); ++I) {
-        TaskId T = Comm[I].Tasks[S][K];
-        P.Members.push_back(T);
-        LastArrival =
-            std::max(LastArrival, Ranks[I].G.MeasuredStart[T] + P.Offset[I]);
-      }
-      for (size_t I = 0; I < Ranks.size(); ++I) {
-        Graph &G = Ranks[I].G;
-        TaskId T = Comm[I].Tasks[S][K];
-        int64_t End = G.MeasuredStart[T] + P.Offset[I] + G.MeasuredDur[T];
-        if (End < LastArrival)
-          ++P.ClampedTransfers;
-        G.Dur[T] = std::max<int64_t>(0, End - LastArrival);
-        P.Wait[I][T] = G.MeasuredDur[T] - G.Dur[T];
-      }
-    }
+  if (auto E = matchCollectives(Ranks, P))
+    return E;
+  estimateClocks(Ranks, P);
+  splitWaits(Ranks, P);
   P.Ranks = std::move(Ranks);
   return P;
 }
@@ -346,8 +578,8 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
   std::vector<TaskId> Members;
   for (size_t C = 0; C < P.numCollectives(); ++C) {
     Members.clear();
-    for (size_t I = 0; I < Ranks.size(); ++I) {
-      TaskId T = P.Members[C * Ranks.size() + I] + Base[I];
+    for (uint32_t M = P.CollectiveBegin[C]; M < P.CollectiveBegin[C + 1]; ++M) {
+      TaskId T = P.Members[M] + Base[P.MemberRank[M]];
       if (!G.isRemoved(T))
         Members.push_back(T);
     }
@@ -396,6 +628,13 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
   if (!P)
     return P.takeError();
   return joinPrepared(std::move(*P));
+}
+
+size_t job::rankIndexOf(const Job &J, TaskId T) {
+  auto It = std::upper_bound(
+      J.Ranks.begin(), J.Ranks.end(), T,
+      [](TaskId T, const JobRank &R) { return T < R.FirstTask; });
+  return It == J.Ranks.begin() ? 0 : size_t(It - J.Ranks.begin()) - 1;
 }
 
 Span job::measuredSpan(const Job &J, const JobIteration &I) {
@@ -458,21 +697,19 @@ std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
   std::vector<int64_t> Late(J.Ranks.size(), 0);
   Span S = simulatedSpan(J, R, I);
   Arrivals A = arrivals(J, R, S.Begin, S.End);
-  // joinRanks lists a collective's members in the order of Ranks.
-  for (size_t K = 0; K < A.Collectives.size(); ++K) {
-    llvm::ArrayRef<TaskId> Members = J.G.collectiveMembers(A.Collectives[K]);
-    for (size_t Rank = 0; Rank < Members.size(); ++Rank)
-      if (R.Arrival[Members[Rank]] != NoTime)
-        Late[Rank] +=
-            std::max<int64_t>(0, R.Arrival[Members[Rank]] - A.Median[K]);
-  }
+  for (size_t K = 0; K < A.Collectives.size(); ++K)
+    for (TaskId M : J.G.collectiveMembers(A.Collectives[K]))
+      if (R.Arrival[M] != NoTime)
+        Late[rankIndexOf(J, M)] +=
+            std::max<int64_t>(0, R.Arrival[M] - A.Median[K]);
   return Late;
 }
 
-llvm::Expected<StragglerWhatIf>
-job::asFastAsNeeded(const Job &J, const sim::SimResult &Base,
-                    const JobIteration &I, size_t RankIndex,
-                    int64_t TargetLate) {
+llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
+                                                    const sim::SimResult &Base,
+                                                    const JobIteration &I,
+                                                    size_t RankIndex,
+                                                    int64_t TargetLate) {
   StragglerWhatIf AsIs{1.0, simulatedSpan(J, Base, I).length(),
                        lateness(J, Base, I)[RankIndex]};
   if (AsIs.Late <= TargetLate)

@@ -80,8 +80,12 @@ struct Job {
 struct PreparedJob {
   std::vector<RankGraph> Ranks; ///< by rank
   std::vector<int64_t> Offset;  ///< ns added to each rank's trace times
-  /// Collective C's member on rank I is Members[C * Ranks.size() + I], a
-  /// task of that rank's graph.
+  /// Collective C's members are Members[CollectiveBegin[C] ..
+  /// CollectiveBegin[C + 1]), in rank order: each a task of the graph of
+  /// Ranks[MemberRank[M]]. Every rank given takes part in a collective
+  /// matched by order; a process group's take its member ranks.
+  std::vector<uint32_t> CollectiveBegin{0};
+  std::vector<uint32_t> MemberRank;
   std::vector<graph::TaskId> Members;
   /// Per rank, per collective member: how long it waited for the others as
   /// measured (its measured duration less its transfer).
@@ -89,16 +93,13 @@ struct PreparedJob {
   Clock ClockMode = Clock::Collectives;
   std::string Matching;
   size_t ClampedTransfers = 0;
-  size_t numCollectives() const {
-    return Ranks.empty() ? 0 : Members.size() / Ranks.size();
-  }
+  size_t numCollectives() const { return CollectiveBegin.size() - 1; }
 };
 
 /// Matches the ranks' collectives and estimates their clocks (each graph
 /// finalized first). Fails with one line for duplicate ranks or ranks whose
 /// collectives cannot be paired (a different count or kind on a stream).
-llvm::Expected<PreparedJob> prepareRanks(std::vector<RankGraph> Ranks,
-                                         Clock C);
+llvm::Expected<PreparedJob> prepareRanks(std::vector<RankGraph> Ranks, Clock C);
 /// Joins prepared ranks, each graph as a model may have changed it: a
 /// removed member leaves its collective, and communication inserted on
 /// channels of one name is paired across ranks by order where every rank
@@ -107,6 +108,9 @@ llvm::Expected<PreparedJob> prepareRanks(std::vector<RankGraph> Ranks,
 llvm::Expected<Job> joinPrepared(PreparedJob P);
 /// prepareRanks, then joinPrepared.
 llvm::Expected<Job> joinRanks(std::vector<RankGraph> Ranks, Clock C);
+
+/// The index in J.Ranks of the rank that task \p T belongs to.
+size_t rankIndexOf(const Job &J, graph::TaskId T);
 
 /// The job's measured and simulated span of job iteration \p I: from the
 /// earliest rank's begin to the latest rank's end.

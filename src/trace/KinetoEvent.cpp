@@ -254,6 +254,10 @@ void Reader::parseArgs(od::object Obj, ParsedEvent &S) {
       else if (Key == "Record function id")
         Extra(ArgKey::RecordFunctionId);
       continue;
+    case 19:
+      if (Key == "Process Group Ranks")
+        ExtraStr(ArgKey::ProcessGroupRanks);
+      continue;
     case 21:
       if (Key == "wait_on_cuda_event_id")
         Extra(ArgKey::WaitOnEventId);

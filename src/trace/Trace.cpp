@@ -60,7 +60,8 @@ const char *trace::argKeyName(ArgKey K) {
                                       "Concrete Inputs",
                                       "Module Hierarchy",
                                       "Record function id",
-                                      "graph id"};
+                                      "graph id",
+                                      "Process Group Ranks"};
   static_assert(sizeof(Names) / sizeof(Names[0]) ==
                 static_cast<size_t>(ArgKey::Count));
   return Names[static_cast<size_t>(K)];

@@ -63,26 +63,27 @@ inline bool isGpuWork(EventKind K) {
 
 /// Sparse per-event arguments that only some events carry.
 enum class ArgKey : uint8_t {
-  Cbid,             ///< CUDA callback id of a runtime/driver call
-  SyncKind,         ///< cuda_sync_kind (string)
-  WaitOnStream,     ///< stream a Stream Wait Event / Event Sync waits on
-  WaitOnEventCorr,  ///< correlation id of the cudaEventRecord waited on
-  WaitOnEventId,    ///< CUDA event id waited on
-  CudaEventId,      ///< event_id of a cuda_event record
-  CollectiveName,   ///< NCCL collective (string)
-  InMsgNelems,      ///< elements sent by a collective
-  OutMsgNelems,     ///< elements received by a collective
-  InMsgSize,        ///< older spelling: bytes sent
-  OutMsgSize,       ///< older spelling: bytes received
-  Dtype,            ///< element type of a collective (string)
-  GroupSize,        ///< process-group size of a collective
-  ProcessGroupName, ///< (string)
-  InputDims,        ///< raw JSON of "Input Dims" (string)
-  InputTypes,       ///< raw JSON of "Input type" (string)
-  ConcreteInputs,   ///< raw JSON of "Concrete Inputs" (string)
-  ModuleHierarchy,  ///< "Module Hierarchy" (string)
-  RecordFunctionId, ///< "Record function id"
-  GraphId,          ///< CUDA graph id of a kernel launched from a graph
+  Cbid,              ///< CUDA callback id of a runtime/driver call
+  SyncKind,          ///< cuda_sync_kind (string)
+  WaitOnStream,      ///< stream a Stream Wait Event / Event Sync waits on
+  WaitOnEventCorr,   ///< correlation id of the cudaEventRecord waited on
+  WaitOnEventId,     ///< CUDA event id waited on
+  CudaEventId,       ///< event_id of a cuda_event record
+  CollectiveName,    ///< NCCL collective (string)
+  InMsgNelems,       ///< elements sent by a collective
+  OutMsgNelems,      ///< elements received by a collective
+  InMsgSize,         ///< older spelling: bytes sent
+  OutMsgSize,        ///< older spelling: bytes received
+  Dtype,             ///< element type of a collective (string)
+  GroupSize,         ///< process-group size of a collective
+  ProcessGroupName,  ///< (string)
+  InputDims,         ///< raw JSON of "Input Dims" (string)
+  InputTypes,        ///< raw JSON of "Input type" (string)
+  ConcreteInputs,    ///< raw JSON of "Concrete Inputs" (string)
+  ModuleHierarchy,   ///< "Module Hierarchy" (string)
+  RecordFunctionId,  ///< "Record function id"
+  GraphId,           ///< CUDA graph id of a kernel launched from a graph
+  ProcessGroupRanks, ///< global ranks of a collective's group, "[0, 1]"
   Count
 };
 const char *argKeyName(ArgKey K);
