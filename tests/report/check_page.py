@@ -3,8 +3,8 @@
 
 usage: check_page.py [options] -- COMMAND ARGS...
 
-COMMAND is `ddscript replay|run ...`, run twice, with --format json and
---report TMP appended; a run may sweep parameters (--set NAME=V1,V2).
+COMMAND is `ddscript replay|run|opportunities ...`, run twice, with --format
+json and --report TMP appended; a run may sweep parameters (--set NAME=V1,V2).
 
 With --no-browser only the static checks run. Without a browser they still
 run, and the test then exits 77, which CTest reports as skipped. The browser
@@ -14,7 +14,12 @@ Always: the two runs wrote the same bytes; the page loads nothing (no src or
 href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
 the command's numbers (measured, replayed, predicted and speedup for run;
 measured, replayed, error, GPU busy and the critical path for replay), exact in data-ns
-and as ddscript prints them.
+and as ddscript prints them; for opportunities, the ranked table and the page's
+data hold each what-if, its predicted time and gain as the command lists them.
+
+  --threads A,B
+           the two runs with DDSCRIPT_THREADS=A and =B: the page must not
+           depend on the threads.
 
 In the browser: no console message and no uncaught error; the script ran to
 its end (body data-dd-rendered); the timeline canvas was drawn; and
@@ -22,12 +27,14 @@ its end (body data-dd-rendered); the timeline canvas was drawn; and
   (replay) the critical-path bars by phase and by layer show what
            `ddscript replay --format json` reports (critical_path_phases,
            critical_path_layers);
+  (opportunities) one bar per what-if, at its gain;
   --sweep  the sweep plot has one point per result the command printed, at
            its predicted time, titled with its parameters;
   --screenshot FILE
            a 1400x1000 screenshot is a PNG of that size with a drawn page
            (many colours, not mostly white); kept at FILE.
 """
+import html as htmllib
 import json
 import os
 import re
@@ -80,6 +87,39 @@ def expect_cell(html, ident, ns):
     if got != ns or text != fmt_duration(ns):
         fail(f"#{ident} shows {text!r} ({got} ns), the command says "
              f"{fmt_duration(ns)!r} ({ns} ns)")
+
+
+def page_data(html):
+    """The JSON the page's script draws from."""
+    m = re.search(r'<script type="application/json" id="dd-data">(.*?)</script>',
+                  html, re.S)
+    if not m:
+        fail("the page has no data")
+    return json.loads(m.group(1))
+
+
+def row_numbers(row):
+    return [int(v) for v in re.findall(r'data-ns="(-?\d+)"', row)]
+
+
+def check_opportunities(html, rep):
+    """The ranked what-ifs, in the table and in the page's data."""
+    want = [(o["what"], o["model"], o["predicted_ns"], o["gain_ns"])
+            for o in rep["opportunities"]]
+    data = page_data(html)["opportunities"]
+    if data["baseline"] != rep["baseline_ns"]:
+        fail(f"the page's baseline is {data['baseline']}, the command's "
+             f"{rep['baseline_ns']}")
+    got = [(e["what"], e["model"], e["ns"], e["gain"]) for e in data["entries"]]
+    if got != want:
+        fail(f"the page's data has {got[:2]}..., the command {want[:2]}...")
+    rows = re.findall(r'<tr data-opportunity="(\d+)"><td[^>]*>\d+</td>'
+                      r'<td>([^<]*)</td>(.*?)</tr>', html)
+    got = [(int(k), htmllib.unescape(what), row_numbers(row))
+           for k, what, row in rows]
+    want = [(k + 1, w[0], [w[2], w[3]]) for k, w in enumerate(want)]
+    if got != want:
+        fail(f"the table has {got[:2]}..., the command {want[:2]}...")
 
 
 def static_checks(html, command, out):
@@ -169,6 +209,10 @@ def static_checks(html, command, out):
         expect_cell(html, "critical-after", total["critical_path_ns"])
         expect_cell(html, "gpu-busy", total["replayed_gpu_busy_ns"])
         return reps[0] if len(reps) == 1 else None
+    elif command == "opportunities":
+        rep = json.loads(out)
+        check_opportunities(html, rep)
+        return rep
     elif command != "run":
         fail(f"unknown command {command}")
     return json.loads(out)
@@ -229,7 +273,7 @@ def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     sweep = no_browser = False
-    shot = None
+    shot = threads = None
     i = 0
     while i < len(opts):
         if opts[i] == "--sweep":
@@ -238,12 +282,16 @@ def main(argv):
             no_browser = True; i += 1
         elif opts[i] == "--screenshot":
             shot = opts[i + 1]; i += 2
+        elif opts[i] == "--threads":
+            threads = opts[i + 1].split(","); i += 2
         else:
             sys.exit(f"check_page.py: unknown option {opts[i]}")
     tmp = tempfile.mkdtemp()
     pages = [os.path.join(tmp, f"report{k}.html") for k in range(2)]
     outs = []
-    for p in pages:
+    for k, p in enumerate(pages):
+        if threads:
+            os.environ["DDSCRIPT_THREADS"] = threads[k]
         outs.append(run(cmd + ["--format", "json", "--report", p]))
     html = open(pages[0], encoding="utf-8").read()
     if html != open(pages[1], encoding="utf-8").read():
@@ -295,6 +343,14 @@ def main(argv):
                 if got != s["ns"]:
                     fail(f"{key}: the bar for {s['what']!r} shows {got}, "
                          f"the command says {s['ns']}")
+    if command == "opportunities":
+        want = [(str(k + 1), str(o["gain_ns"]))
+                for k, o in enumerate(rep["opportunities"])]
+        got = [(a["data-rank"], a["data-ns"]) for a in
+               (dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+                for m in re.finditer(r'<rect [^>]*>', dom)) if "data-rank" in a]
+        if got != want:
+            fail(f"opportunity bars {got[:3]}..., want {want[:3]}...")
     if sweep:
         points = rep["points"]
         circles = re.findall(r'<circle [^>]*class="point(?: oom)?"[^>]*data-ns="(\d+)"[^>]*>'
