@@ -286,6 +286,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"exact", "typical"}));
   CmpCmd->add_option("--format", CmpTrace.Format, "Output format: text or json")
       ->transform(formatName());
+  addReportOption(CmpCmd, CmpTrace,
+                  "the two traces side by side, with BEFORE's ");
   CmpCmd->callback([&] { std::exit(runCompare(Cmp, CmpTrace)); });
 
   std::vector<std::string> CheckModels;

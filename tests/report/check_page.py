@@ -3,8 +3,9 @@
 
 usage: check_page.py [options] -- COMMAND ARGS...
 
-COMMAND is `ddscript replay|run|opportunities ...`, run twice, with --format
-json and --report TMP appended; a run may sweep parameters (--set NAME=V1,V2).
+COMMAND is `ddscript replay|run|opportunities|compare ...`, run twice, with
+--format json and --report TMP appended; a run may sweep parameters (--set
+NAME=V1,V2).
 
 With --no-browser only the static checks run. Without a browser they still
 run, and the test then exits 77, which CTest reports as skipped. The browser
@@ -15,7 +16,9 @@ href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
 the command's numbers (measured, replayed, predicted and speedup for run;
 measured, replayed, error, GPU busy and the critical path for replay), exact in data-ns
 and as ddscript prints them; for opportunities, the ranked table and the page's
-data hold each what-if, its predicted time and gain as the command lists them.
+data hold each what-if, its predicted time and gain as the command lists them;
+for compare, the before, after and predicted times, the errors, and each row of
+the breakdown.
 
   --threads A,B
            the two runs with DDSCRIPT_THREADS=A and =B: the page must not
@@ -28,6 +31,8 @@ its end (body data-dd-rendered); the timeline canvas was drawn; and
            `ddscript replay --format json` reports (critical_path_phases,
            critical_path_layers);
   (opportunities) one bar per what-if, at its gain;
+  (compare) a bar for before, after and (with a model) predicted, at the
+           command's times;
   --sweep  the sweep plot has one point per result the command printed, at
            its predicted time, titled with its parameters;
   --screenshot FILE
@@ -102,6 +107,12 @@ def row_numbers(row):
     return [int(v) for v in re.findall(r'data-ns="(-?\d+)"', row)]
 
 
+def expect_span(html, ident, text):
+    m = re.search(r'<span id="%s">([^<]*)</span>' % ident, html)
+    if not m or m.group(1) != text:
+        fail(f"#{ident} shows {m and m.group(1)!r}, the command says {text!r}")
+
+
 def check_opportunities(html, rep):
     """The ranked what-ifs, in the table and in the page's data."""
     want = [(o["what"], o["model"], o["predicted_ns"], o["gain_ns"])
@@ -120,6 +131,39 @@ def check_opportunities(html, rep):
     want = [(k + 1, w[0], [w[2], w[3]]) for k, w in enumerate(want)]
     if got != want:
         fail(f"the table has {got[:2]}..., the command {want[:2]}...")
+
+
+def check_compare(html, rep):
+    """Before, after, predicted and the errors; the breakdown row by row."""
+    expect_cell(html, "compare-before", rep["before"]["measured_ns"])
+    expect_cell(html, "compare-after", rep["after"]["measured_ns"])
+    expect_span(html, "compare-change", f"{rep['measured_change'] * 100:+.2f}%")
+    model = "predicted_ns" in rep
+    if model:
+        expect_cell(html, "compare-predicted", rep["predicted_ns"])
+        expect_span(html, "compare-error", f"{rep['error'] * 100:+.2f}%")
+        expect_span(html, "compare-same-error",
+                    f"{rep['same_time_error'] * 100:+.2f}%")
+    elif 'id="compare-predicted"' in html:
+        fail("a plain diff's page has a prediction")
+    rows = re.findall(r'<tr class="(?:total|part)" data-what="([^"]*)">(.*?)</tr>',
+                      html)
+    got = [(htmllib.unescape(w), row_numbers(r)) for w, r in rows]
+    want = []
+    for b in rep["breakdown"]:
+        ns = [b["before_ns"], b["after_ns"], b["after_ns"] - b["before_ns"]]
+        if model:
+            ns += [b["predicted_ns"], b["predicted_ns"] - b["after_ns"]]
+        want.append((b["what"], ns))
+    if got != want:
+        fail(f"the breakdown has {got[:3]}..., the command {want[:3]}...")
+    data = page_data(html)["compare"]
+    got = [(r["what"], [r["before"], r["after"]] +
+            ([r["predicted"]] if model else []))
+           for r in data["rows"] if r["kind"] != "heading"]
+    want = [(w, ns[:2] + ns[3:4]) for w, ns in want]
+    if got != want:
+        fail(f"the page's data has {got[:3]}..., the command {want[:3]}...")
 
 
 def static_checks(html, command, out):
@@ -212,6 +256,10 @@ def static_checks(html, command, out):
     elif command == "opportunities":
         rep = json.loads(out)
         check_opportunities(html, rep)
+        return rep
+    elif command == "compare":
+        rep = json.loads(out)
+        check_compare(html, rep)
         return rep
     elif command != "run":
         fail(f"unknown command {command}")
@@ -351,6 +399,17 @@ def main(argv):
                 for m in re.finditer(r'<rect [^>]*>', dom)) if "data-rank" in a]
         if got != want:
             fail(f"opportunity bars {got[:3]}..., want {want[:3]}...")
+    if command == "compare":
+        want = [("before", str(rep["before"]["measured_ns"]))]
+        if "predicted_ns" in rep:
+            want.append(("predicted", str(rep["predicted_ns"])))
+        want.append(("after", str(rep["after"]["measured_ns"])))
+        part = dom.split('id="compare-bars"')[1].split("</svg>")[0]
+        got = [(a["data-side"], a["data-ns"]) for a in
+               (dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+                for m in re.finditer(r'<rect [^>]*>', part))]
+        if got != want:
+            fail(f"compare bars {got}, want {want}")
     if sweep:
         points = rep["points"]
         circles = re.findall(r'<circle [^>]*class="point(?: oom)?"[^>]*data-ns="(\d+)"[^>]*>'
