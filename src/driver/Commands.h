@@ -29,7 +29,8 @@ struct TraceOptions {
   std::string Calibration = "exact";
   /// memory: how many of the largest blocks live at the peak to list.
   unsigned Top = 10;
-  /// replay, run: write a Chrome-trace timeline / an HTML report here.
+  /// replay, run: write a Chrome-trace timeline here; replay, run,
+  /// opportunities, compare: an HTML report.
   std::string TimelinePath, ReportPath;
 };
 

@@ -6,13 +6,15 @@
 // changes" guess; then where the time went, side by side (GPU time by
 // kernel class, CPU time by phase, the sums), measured before, measured
 // after and as the model left BEFORE's graph. Without --model, a plain diff
-// of the two runs.
+// of the two runs. --report writes the page of BEFORE (as `replay`, or as
+// `run` with the model) with the comparison on it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
+#include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Session.h"
 #include "driver/Sweep.h"
@@ -100,6 +102,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   SourceManager SM;
   std::string ModelPath;
   std::vector<vm::Setting> Settings;
+  std::vector<SettingAxis> SetAxes; // --set, for the page's parameters
   if (!C.Model.empty()) {
     Model = loadModel(C.Model, SM, &ModelPath);
     if (!Model)
@@ -116,6 +119,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
       return ExitBadInput;
     }
     Settings = combination(*Axes, 0);
+    SetAxes = *Axes;
     if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
       if (Bad->Range.valid())
         std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
@@ -143,6 +147,17 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   std::map<std::string, int64_t> PB;
   std::optional<Outcome> Pred;
   std::string Printed;
+  // What the page takes of BEFORE's unchanged graph, before the model
+  // changes it: the memory model ties blocks to its tasks, and the replay's
+  // critical paths walk its edges.
+  report::RunData D;
+  std::optional<memory::MemoryModel> Mem;
+  std::optional<Prediction> Run; // with a model, kept for the page
+  if (!T.ReportPath.empty()) {
+    Mem = memoryForOutputs(Before->R.In.Trace, Before->R.G);
+    D.Replayed = simulatedSchedule("replayed", Before->R.G, Before->R.Base,
+                                   {Before->It});
+  }
   if (Model) {
     Baseline B;
     B.Tr = &Before->R.In.Trace;
@@ -150,21 +165,21 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     B.G = &Before->R.G;
     B.Chosen = {Before->It};
     B.Base = &Before->R.Base;
-    RunMemory Mem;
-    (void)Mem.takeSettings(Settings, Model->Program);
-    Prediction P = predict(B, Before->R.G, Model->Program, Settings,
-                           std::move(Mem), 50'000'000);
-    Printed = P.R.Output;
-    if (!P.R.Ok) {
+    RunMemory PeakMem;
+    (void)PeakMem.takeSettings(Settings, Model->Program);
+    Run = predict(B, Before->R.G, Model->Program, Settings, std::move(PeakMem),
+                  50'000'000);
+    Printed = Run->R.Output;
+    if (!Run->R.Ok) {
       std::fputs(Printed.c_str(), stderr);
-      std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+      std::fputs(renderDiagnostic(SM, Run->R.Error).c_str(), stderr);
       return ExitBadInput;
     }
-    if (!P.SimError.empty()) {
-      reportError(ModelPath, P.SimError);
+    if (!Run->SimError.empty()) {
+      reportError(ModelPath, Run->SimError);
       return ExitBadInput;
     }
-    Pred = P.Out.front();
+    Pred = Run->Out.front();
     PB = breakdown(Before->R.G, Before->It, true);
   }
 
@@ -207,6 +222,49 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   const graph::Iteration &BI = Before->R.G.Iterations[Before->It];
   const graph::Iteration &AI = After->R.G.Iterations[After->It];
   double Change = relative(After->Measured, Before->Measured);
+  // The page: BEFORE measured and replayed (with a model: replayed and
+  // predicted), and the comparison as the text groups it.
+  auto Page = [&] {
+    if (T.ReportPath.empty())
+      return int(ExitOk);
+    report::Comparison Cmp;
+    Cmp.Before = {Before->Path, BI.Label, Before->Measured};
+    Cmp.After = {After->Path, AI.Label, After->Measured};
+    if (Pred) {
+      Cmp.ModelPath = ModelPath;
+      Cmp.PredictedNs = Pred->Predicted;
+    }
+    for (const std::string &R : Rows) {
+      using Kind = report::Comparison::RowKind;
+      Kind K = R.rfind("GPU work by layer", 0) == 0   ? Kind::Heading
+               : R.find("(sum)") != std::string::npos ? Kind::Sum
+                                                      : Kind::Part;
+      Cmp.Rows.push_back({K, R.substr(R.find_first_not_of(' ')), Get(BB, R),
+                          Get(AB, R), Get(PB, R)});
+    }
+    const graph::Graph &G = Before->R.G;
+    std::vector<size_t> Reported = {Before->It};
+    D.G = &G;
+    D.Command = "compare";
+    std::vector<int64_t> MStart, MEnd;
+    measuredTimes(G, MStart, MEnd);
+    D.Measured = measuredSchedule(G, MStart, MEnd);
+    D.Memory = Mem ? &*Mem : nullptr;
+    if (Run) {
+      D.ModelPath = ModelPath;
+      D.ModelDescription = Model->Description;
+      for (const compiler::ParamSummary &Pm : Model->Params)
+        D.Params.push_back({Pm.Name, shownValue(SetAxes, Pm, true)});
+      D.Changes = describeChanges(Run->R.Stats);
+      D.Predicted = simulatedSchedule("predicted", G, *Run->Pred, Reported);
+      D.PredictedMemory = Run->Mem.model();
+    }
+    D.Compared = std::move(Cmp);
+    TraceOptions O = T;
+    O.TracePath = Before->Path;
+    O.TracePaths = {Before->Path};
+    return writeOutputs(O, Before->R.In.Trace, Reported, D);
+  };
 
   if (T.Format == OutputFormat::Json) {
     if (!Printed.empty())
@@ -244,7 +302,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     W.endObject();
     S += '\n';
     std::fputs(S.c_str(), stdout);
-    return ExitOk;
+    return Page();
   }
   std::string S = Printed;
   S += fmt::format("before     {}  {}  {} measured\n", Before->Path, BI.Label,
@@ -293,5 +351,5 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   }
   S += Tb.render();
   std::fputs(S.c_str(), stdout);
-  return ExitOk;
+  return Page();
 }

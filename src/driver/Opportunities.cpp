@@ -9,12 +9,14 @@
 // The trace is read and its graph built once; the what-ifs run on threads,
 // each result in its own slot, so the output does not depend on them. Every
 // listed prediction is what `ddscript run` gives for the printed model.
+// --report writes the page of the replay with the ranked list on it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
+#include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
@@ -148,6 +150,66 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
   return Out;
 }
 
+/// The ranked what-ifs as JSON, on stdout.
+void printJson(const std::string &TracePath, const graph::Iteration &It,
+               int64_t BaseNs, const ProfilerFit &Fit, double Factor,
+               const std::vector<WhatIf> &Ok) {
+  std::string S;
+  JsonWriter W(S);
+  W.beginObject();
+  W.field("trace", TracePath);
+  W.field("iteration", It.Number);
+  W.field("label", It.Label);
+  W.field("baseline_ns", BaseNs);
+  if (Fit.Applied) {
+    W.field("unprofiled_ns", Fit.Target);
+    W.field("cpu_scale", Fit.CpuScale);
+  }
+  W.field("factor", Factor);
+  W.key("opportunities").beginArray();
+  for (const WhatIf &X : Ok) {
+    W.beginObject()
+        .field("what", X.What)
+        .field("model", X.Model)
+        .field("predicted_ns", X.Result.Predicted)
+        .field("gain_ns", X.Result.BaselineSteady - X.Result.Predicted);
+    X.Result.speedupJson(W);
+    W.endObject();
+  }
+  W.endArray();
+  W.endObject();
+  S += '\n';
+  std::fputs(S.c_str(), stdout);
+}
+
+/// The ranked what-ifs as a table, then their models, on stdout.
+void printText(const std::string &TracePath, const graph::Iteration &It,
+               int64_t BaseNs, const ProfilerFit &Fit,
+               const std::vector<WhatIf> &Ok) {
+  std::string S =
+      fmt::format("trace      {}\niteration  {}\n", TracePath, It.Label);
+  if (Fit.Applied)
+    S += fmt::format("measured   {} without the profiler (--unprofiled); "
+                     "CPU work scaled x{:.3f} before the what-ifs\n",
+                     formatDuration(Fit.Target), Fit.CpuScale);
+  S += fmt::format("replayed   {}\n\n", formatDuration(BaseNs));
+  Table Tb;
+  Tb.row({"", "what if", "predicted", "speedup", "gain"});
+  for (size_t C = 2; C < 5; ++C)
+    Tb.alignRight(C);
+  for (size_t I = 0; I < Ok.size(); ++I) {
+    const Outcome &O = Ok[I].Result;
+    Tb.row({std::to_string(I + 1), Ok[I].What, formatDuration(O.Predicted),
+            O.speedupText(), formatDuration(O.BaselineSteady - O.Predicted)});
+  }
+  S += Tb.render();
+  S += "\nEach is a model `ddscript run` runs alike (save a line as a .dd "
+       "file):\n";
+  for (size_t I = 0; I < Ok.size(); ++I)
+    S += fmt::format("  {:>2}  {}\n", I + 1, Ok[I].Model);
+  std::fputs(S.c_str(), stdout);
+}
+
 } // namespace
 
 int dd::driver::runOpportunities(const OpportunityOptions &Opt,
@@ -240,57 +302,29 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
     Ok.resize(Opt.Top);
   const graph::Iteration &It = G->Iterations[Chosen->front()];
   int64_t BaseNs = Ok.empty() ? 0 : Ok.front().Result.BaselineSteady;
-
-  if (T.Format == OutputFormat::Json) {
-    std::string S;
-    JsonWriter W(S);
-    W.beginObject();
-    W.field("trace", T.TracePath);
-    W.field("iteration", It.Number);
-    W.field("label", It.Label);
-    W.field("baseline_ns", BaseNs);
-    if (Fit.Applied) {
-      W.field("unprofiled_ns", Fit.Target);
-      W.field("cpu_scale", Fit.CpuScale);
-    }
-    W.field("factor", Opt.Factor);
-    W.key("opportunities").beginArray();
-    for (const WhatIf &X : Ok) {
-      W.beginObject()
-          .field("what", X.What)
-          .field("model", X.Model)
-          .field("predicted_ns", X.Result.Predicted)
-          .field("gain_ns", X.Result.BaselineSteady - X.Result.Predicted);
-      X.Result.speedupJson(W);
-      W.endObject();
-    }
-    W.endArray();
-    W.endObject();
-    S += '\n';
-    std::fputs(S.c_str(), stdout);
+  if (T.Format == OutputFormat::Json)
+    printJson(T.TracePath, It, BaseNs, Fit, Opt.Factor, Ok);
+  else
+    printText(T.TracePath, It, BaseNs, Fit, Ok);
+  if (T.ReportPath.empty())
     return ExitOk;
-  }
-  std::string S =
-      fmt::format("trace      {}\niteration  {}\n", T.TracePath, It.Label);
-  if (Fit.Applied)
-    S += fmt::format("measured   {} without the profiler (--unprofiled); "
-                     "CPU work scaled x{:.3f} before the what-ifs\n",
-                     formatDuration(Fit.Target), Fit.CpuScale);
-  S += fmt::format("replayed   {}\n\n", formatDuration(BaseNs));
-  Table Tb;
-  Tb.row({"", "what if", "predicted", "speedup", "gain"});
-  for (size_t C = 2; C < 5; ++C)
-    Tb.alignRight(C);
-  for (size_t I = 0; I < Ok.size(); ++I) {
-    const Outcome &O = Ok[I].Result;
-    Tb.row({std::to_string(I + 1), Ok[I].What, formatDuration(O.Predicted),
-            O.speedupText(), formatDuration(O.BaselineSteady - O.Predicted)});
-  }
-  S += Tb.render();
-  S += "\nEach is a model `ddscript run` runs alike (save a line as a .dd "
-       "file):\n";
-  for (size_t I = 0; I < Ok.size(); ++I)
-    S += fmt::format("  {:>2}  {}\n", I + 1, Ok[I].Model);
-  std::fputs(S.c_str(), stdout);
-  return ExitOk;
+  // The page: the replay of the unchanged graph, and the ranked what-ifs.
+  report::RunData D;
+  D.G = &*G;
+  D.Command = "opportunities";
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(*G, MStart, MEnd);
+  D.Measured = measuredSchedule(*G, MStart, MEnd);
+  D.Unprofiled = Fit.Applied ? Fit.Target : 0;
+  D.Replayed = simulatedSchedule("replayed", *G, *Base, *Chosen);
+  std::optional<memory::MemoryModel> Mem = memoryForOutputs(In->Trace, *G);
+  D.Memory = Mem ? &*Mem : nullptr;
+  report::OpportunityList L;
+  L.BaselineNs = BaseNs;
+  L.Factor = Opt.Factor;
+  for (const WhatIf &W : Ok)
+    L.Entries.push_back({W.What, W.Model, W.Result.Predicted,
+                         W.Result.BaselineSteady - W.Result.Predicted});
+  D.Opportunities = std::move(L);
+  return writeOutputs(T, In->Trace, *Chosen, D);
 }

@@ -1,4 +1,4 @@
-//===- Outputs.cpp - --timeline and --report for replay and run -----------===//
+//===- Outputs.cpp - --timeline and --report of the commands --------------===//
 
 #include "driver/Outputs.h"
 

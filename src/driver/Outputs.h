@@ -1,4 +1,4 @@
-//===- Outputs.h - --timeline and --report for replay and run ---*- C++ -*-===//
+//===- Outputs.h - --timeline and --report of the commands ------*- C++ -*-===//
 #ifndef DD_DRIVER_OUTPUTS_H
 #define DD_DRIVER_OUTPUTS_H
 

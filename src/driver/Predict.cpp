@@ -119,6 +119,24 @@ void dd::driver::writeChanges(JsonWriter &W, const vm::ChangeStats &C) {
   W.endObject();
 }
 
+std::vector<std::pair<std::string, std::string>>
+dd::driver::describeChanges(const vm::ChangeStats &C) {
+  std::vector<std::pair<std::string, std::string>> Out = {
+      {"tasks selected", formatCount(C.Selected)},
+      {"tasks scaled", formatCount(C.Scaled)},
+      {"tasks inserted", formatCount(C.Inserted)},
+      {"tasks removed", formatCount(C.Removed)},
+      {"dependencies added", formatCount(C.Dependencies)},
+      {"resources rescheduled", formatCount(C.Scheduled)}};
+  for (unsigned P = 0; P < graph::NumPhases; ++P)
+    if (C.MovedByPhase[P])
+      Out.push_back({fmt::format("task time in {} (all iterations)",
+                                 graph::phaseName(graph::Phase(P))),
+                     (C.MovedByPhase[P] > 0 ? "+" : "") +
+                         formatDuration(C.MovedByPhase[P])});
+  return Out;
+}
+
 std::string Outcome::speedupText() const {
   return emptied() ? std::string("-") : fmt::format("{:.3f}x", speedup());
 }

@@ -20,6 +20,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dd::driver {
@@ -159,6 +160,9 @@ struct Prediction {
 
 /// The "changes" object of run's JSON: counts and time moved per phase.
 void writeChanges(JsonWriter &W, const vm::ChangeStats &C);
+/// The same counts for the report's "What changed": (what, how much).
+std::vector<std::pair<std::string, std::string>>
+describeChanges(const vm::ChangeStats &C);
 
 /// Runs \p P with \p Settings against \p G, a graph of \p B's trace that
 /// the model changes (B.G itself, or a copy), and simulates the result.

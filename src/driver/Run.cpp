@@ -24,25 +24,6 @@ using namespace dd::driver;
 
 namespace {
 
-/// What the model did, for the report: (what, how much).
-std::vector<std::pair<std::string, std::string>>
-describeChanges(const vm::ChangeStats &C) {
-  std::vector<std::pair<std::string, std::string>> Out = {
-      {"tasks selected", formatCount(C.Selected)},
-      {"tasks scaled", formatCount(C.Scaled)},
-      {"tasks inserted", formatCount(C.Inserted)},
-      {"tasks removed", formatCount(C.Removed)},
-      {"dependencies added", formatCount(C.Dependencies)},
-      {"resources rescheduled", formatCount(C.Scheduled)}};
-  for (unsigned P = 0; P < graph::NumPhases; ++P)
-    if (C.MovedByPhase[P])
-      Out.push_back({fmt::format("task time in {} (all iterations)",
-                                 graph::phaseName(graph::Phase(P))),
-                     (C.MovedByPhase[P] > 0 ? "+" : "") +
-                         formatDuration(C.MovedByPhase[P])});
-  return Out;
-}
-
 /// What piles up, before and after the model, when it does.
 std::string backlogLines(const Outcome &O) {
   std::string S;

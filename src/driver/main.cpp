@@ -133,14 +133,20 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
       ->transform(formatName());
 }
 
+/// --report, with what the command adds to the page (\p Also, or empty).
+void addReportOption(CLI::App *Cmd, TraceOptions &O, const char *Also = "") {
+  Cmd->add_option("--report", O.ReportPath,
+                  std::string("Write a self-contained HTML report: ") + Also +
+                      "numbers, timelines, phases and layers, memory, "
+                      "critical path");
+}
+
 void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
   Cmd->add_option("--timeline", O.TimelinePath,
                   "Write the reported iterations, measured and replayed or "
                   "predicted, as Chrome-trace JSON for Perfetto or "
                   "chrome://tracing (gzip-compressed if FILE ends in .gz)");
-  Cmd->add_option("--report", O.ReportPath,
-                  "Write a self-contained HTML report: numbers, timelines, "
-                  "phases and layers, memory, critical path");
+  addReportOption(Cmd, O);
 }
 
 } // namespace
@@ -249,6 +255,7 @@ int main(int argc, char **argv) {
                      "The iteration time measured without the profiler (like "
                      "35.5ms): the what-ifs start from the trace with the "
                      "profiler's CPU overhead taken out, as run's");
+  addReportOption(OppCmd, OppTrace, "the ranked what-ifs, with the replay's ");
   OppCmd->callback([&] {
     std::exit(resolveTraces(OppTrace, "opportunities", false)
                   ? runOpportunities(Opp, OppTrace)
@@ -279,6 +286,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"exact", "typical"}));
   CmpCmd->add_option("--format", CmpTrace.Format, "Output format: text or json")
       ->transform(formatName());
+  addReportOption(CmpCmd, CmpTrace,
+                  "the two traces side by side, with BEFORE's ");
   CmpCmd->callback([&] { std::exit(runCompare(Cmp, CmpTrace)); });
 
   std::vector<std::string> CheckModels;

@@ -80,6 +80,8 @@ private:
   void memory();
   void critical();
   void sweep();
+  void opportunities();
+  void comparison();
 };
 
 void HtmlWriter::header() {
@@ -93,7 +95,10 @@ void HtmlWriter::header() {
                                      : " (" + D.ModelDescription + ")"));
   for (const auto &[Name, Value] : D.Params)
     Fact("parameter", Name + " = " + Value);
-  Fact("trace", D.TracePath);
+  Fact(D.Compared ? "before" : "trace", D.TracePath);
+  if (D.Compared)
+    Fact("after",
+         D.Compared->After.Trace + " (" + D.Compared->After.Label + ")");
   std::string It = windowLabel(D);
   if (D.Reported.size() == 1)
     It += fmt::format(" ({} of {}{})", G.iterationOrdinal(D.Reported.front()),
@@ -242,6 +247,14 @@ void HtmlWriter::changes() {
         "combination with <code>--report</code> to see what it "
         "changed.</p>\n",
         D.SweepResults->Points.size());
+    return;
+  }
+  if (!D.Predicted && D.Opportunities) {
+    Out += "<p>Nothing here: each what-if below ran on a copy of the graph. "
+           "The timeline, the bars and the critical path show the replay of "
+           "the unchanged graph; run a what-if's line with <code>ddscript "
+           "run</code> and <code>--report</code> to see what it "
+           "changes.</p>\n";
     return;
   }
   if (!D.Predicted) {
@@ -502,10 +515,123 @@ void HtmlWriter::sweep() {
   Out += "</table></section>\n";
 }
 
+/// A table cell holding a signed difference: "+1.234 ms", "-830 ns".
+std::string differenceCell(int64_t Ns) {
+  return fmt::format("<td class=\"num\" data-ns=\"{}\">{}{}</td>", Ns,
+                     Ns >= 0 ? "+" : "-", formatDuration(Ns >= 0 ? Ns : -Ns));
+}
+
+void HtmlWriter::opportunities() {
+  if (!D.Opportunities)
+    return;
+  const OpportunityList &O = *D.Opportunities;
+  Out += fmt::format(
+      "<section id=\"opportunities\"><h2>Opportunities: where the gain "
+      "is</h2>\n<p class=\"note\">{} what-ifs, each one line of the "
+      "language run on a copy of the graph as <code>ddscript run</code> runs "
+      "it, ranked by the predicted steady state of the iteration. Gain and "
+      "share are against the replayed iteration ({}); the bars show the "
+      "gain.</p>\n",
+      O.Entries.size(), formatDuration(O.BaselineNs));
+  if (O.Entries.empty()) {
+    Out += "<p>No what-if could be run on this trace.</p></section>\n";
+    return;
+  }
+  Out += "<div id=\"opportunity-bars\" class=\"chart\"></div>\n";
+  Out += "<table class=\"grid\" id=\"opportunity-table\"><tr><th></th><th>"
+         "what if</th><th>predicted</th><th>speedup</th><th>gain</th><th>"
+         "share</th><th>model</th></tr>\n";
+  for (size_t I = 0; I < O.Entries.size(); ++I) {
+    const OpportunityList::Entry &E = O.Entries[I];
+    Out += fmt::format("<tr data-opportunity=\"{}\"><td class=\"num\">{}"
+                       "</td><td>{}</td>",
+                       I + 1, I + 1, htmlEscape(E.What)) +
+           durationCell(nullptr, E.PredictedNs) +
+           fmt::format("<td class=\"num\">{}</td>",
+                       formatSpeedup(O.BaselineNs, E.PredictedNs)) +
+           durationCell(nullptr, E.GainNs) +
+           fmt::format("<td class=\"num\">{}</td><td><code>{}</code></td>"
+                       "</tr>\n",
+                       percentOf(E.GainNs, O.BaselineNs), htmlEscape(E.Model));
+  }
+  Out += "</table></section>\n";
+}
+
+void HtmlWriter::comparison() {
+  if (!D.Compared)
+    return;
+  const Comparison &C = *D.Compared;
+  int64_t B = C.Before.MeasuredNs, A = C.After.MeasuredNs;
+  Out += fmt::format(
+      "<section id=\"compare\"><h2>Compare: before and after</h2>\n<p "
+      "class=\"note\">Two traces of one job, before and after a change: "
+      "each one's measured steady-state iteration{}. The rest of the page "
+      "shows the before trace, {}.</p>\n",
+      C.PredictedNs ? "; the model's prediction from the before trace, and "
+                      "its error against the after one"
+                    : "",
+      C.PredictedNs ? "replayed and as the model changed it"
+                    : "measured and replayed");
+  // The row of one side, its last cell left open.
+  auto Side = [&](const char *Name, const char *Id, const Comparison::Side &S) {
+    return fmt::format("<tr><th>{}</th>", Name) +
+           durationCell(Id, S.MeasuredNs) +
+           fmt::format("<td>{} of {}", htmlEscape(S.Label),
+                       htmlEscape(S.Trace));
+  };
+  Out += "<table class=\"numbers\">";
+  Out += Side("before", "compare-before", C.Before) + "</td></tr>\n";
+  Out += Side("after", "compare-after", C.After) +
+         fmt::format("; change <span id=\"compare-change\">{}</span> ({})"
+                     "</td></tr>\n",
+                     changeText(B, A), formatSpeedup(B, A));
+  if (C.PredictedNs)
+    Out += "<tr><th>predicted</th>" +
+           durationCell("compare-predicted", *C.PredictedNs) +
+           fmt::format("<td>from before by {}: error <span "
+                       "id=\"compare-error\">{}</span> against after (were "
+                       "nothing to change: <span id=\"compare-same-error\">"
+                       "{}</span>)</td></tr>\n",
+                       htmlEscape(C.ModelPath), changeText(A, *C.PredictedNs),
+                       changeText(A, B));
+  Out += "</table>\n<div id=\"compare-bars\" class=\"chart\"></div>\n";
+  Out += "<h3>Where the time went</h3>\n<p class=\"note\">Task time in "
+         "each iteration: GPU work by kernel class, CPU calls by phase, and "
+         "the layers with the most GPU time before or after, matched by "
+         "name.</p>\n";
+  Out += "<table class=\"grid\" id=\"compare-breakdown\"><tr><th></th><th>"
+         "before</th><th>after</th><th>change</th>";
+  if (C.PredictedNs)
+    Out += "<th>predicted</th><th>vs after</th>";
+  Out += "</tr>\n";
+  for (const Comparison::Row &R : C.Rows) {
+    if (R.Kind == Comparison::RowKind::Heading) {
+      Out += fmt::format("<tr class=\"heading\"><th colspan=\"{}\">{}</th>"
+                         "</tr>\n",
+                         C.PredictedNs ? 6 : 4, htmlEscape(R.What));
+      continue;
+    }
+    Out += fmt::format("<tr class=\"{}\" data-what=\"{}\"><td>{}</td>",
+                       R.Kind == Comparison::RowKind::Sum ? "total" : "part",
+                       htmlEscape(R.What), htmlEscape(R.What)) +
+           durationCell(nullptr, R.BeforeNs) +
+           durationCell(nullptr, R.AfterNs) +
+           differenceCell(R.AfterNs - R.BeforeNs);
+    if (C.PredictedNs)
+      Out += durationCell(nullptr, R.PredictedNs) +
+             differenceCell(R.PredictedNs - R.AfterNs);
+    Out += "</tr>\n";
+  }
+  Out += "</table></section>\n";
+}
+
 std::string HtmlWriter::write() {
   std::string Title =
-      "ddscript report: " + (D.ModelPath.empty() ? D.Command : D.ModelPath) +
-      " on " + D.TracePath;
+      D.Compared ? "ddscript report: compare " + D.Compared->Before.Trace +
+                       " and " + D.Compared->After.Trace
+                 : "ddscript report: " +
+                       (D.ModelPath.empty() ? D.Command : D.ModelPath) +
+                       " on " + D.TracePath;
   Out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, "
          "initial-scale=1\">\n<title>" +
@@ -515,6 +641,8 @@ std::string HtmlWriter::write() {
   header();
   summary();
   sweep();
+  opportunities();
+  comparison();
   timeline();
   bars();
   memory();

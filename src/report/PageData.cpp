@@ -2,8 +2,9 @@
 //
 // One JSON object, embedded in the page, that report.js draws from: the
 // leaves of each resource on the two schedules compared (times relative to
-// each window's start), per-phase and per-layer totals, memory curves and the
-// sweep. Compact: tasks are flat integer arrays, names an indexed table.
+// each window's start), per-phase and per-layer totals, memory curves, the
+// sweep, the ranked what-ifs of `opportunities` and the rows of `compare`.
+// Compact: tasks are flat integer arrays, names an indexed table.
 // docs/report.md describes each view.
 //
 //===----------------------------------------------------------------------===//
@@ -60,6 +61,8 @@ private:
   void memoryCurve(const memory::Curve &C, Span Win);
   void memory();
   void sweep();
+  void opportunities();
+  void comparison();
 };
 
 uint32_t PageWriter::nameOf(TaskId T) {
@@ -348,6 +351,62 @@ void PageWriter::sweep() {
   W.endArray().endObject();
 }
 
+void PageWriter::opportunities() {
+  W.key("opportunities");
+  if (!D.Opportunities) {
+    W.null();
+    return;
+  }
+  const OpportunityList &O = *D.Opportunities;
+  W.beginObject().field("baseline", O.BaselineNs).field("factor", O.Factor);
+  W.key("entries").beginArray();
+  for (const OpportunityList::Entry &E : O.Entries)
+    W.beginObject()
+        .field("what", E.What)
+        .field("model", E.Model)
+        .field("ns", E.PredictedNs)
+        .field("gain", E.GainNs)
+        .endObject();
+  W.endArray().endObject();
+}
+
+void PageWriter::comparison() {
+  W.key("compare");
+  if (!D.Compared) {
+    W.null();
+    return;
+  }
+  const Comparison &C = *D.Compared;
+  auto Side = [&](const char *Key, const Comparison::Side &S) {
+    W.key(Key).beginObject().field("trace", S.Trace).field("label", S.Label);
+    W.field("ns", S.MeasuredNs).endObject();
+  };
+  W.beginObject();
+  Side("before", C.Before);
+  Side("after", C.After);
+  W.key("model");
+  if (C.PredictedNs)
+    W.value(C.ModelPath).field("predicted", *C.PredictedNs);
+  else
+    W.null().key("predicted").null();
+  static const char *KindNames[] = {"sum", "part", "heading"};
+  W.key("rows").beginArray();
+  for (const Comparison::Row &R : C.Rows) {
+    W.beginObject().field("what", R.What);
+    W.field("kind", KindNames[static_cast<unsigned>(R.Kind)]);
+    if (R.Kind != Comparison::RowKind::Heading) {
+      W.field("before", R.BeforeNs).field("after", R.AfterNs);
+      W.key("predicted");
+      if (C.PredictedNs)
+        W.value(R.PredictedNs);
+      else
+        W.null();
+    }
+    W.endObject();
+  }
+  W.endArray().endObject();
+}
+
 void PageWriter::write() {
   W.beginObject();
   W.field("before", Before.Label).field("after", After.Label);
@@ -359,6 +418,8 @@ void PageWriter::write() {
   bars();
   memory();
   sweep();
+  opportunities();
+  comparison();
   // Last: the names the tasks above refer to.
   W.key("names").beginArray();
   for (const std::string &N : Names)

@@ -5,7 +5,9 @@
 // prediction as two processes side by side, and one self-contained HTML page
 // with the numbers, a before/after timeline per resource, per-phase and
 // per-layer bars, the memory curve, the critical path and, for sweeps,
-// predicted time against the swept parameter. See docs/report.md.
+// predicted time against the swept parameter; `opportunities` and `compare`
+// write the page too, with their ranked what-ifs or their two traces side
+// by side. See docs/report.md.
 //
 // The driver fills a RunData (the graph, the measured, replayed and predicted
 // task times, the memory model) and calls renderTimeline or renderHtml; both
@@ -102,7 +104,46 @@ struct JobSummary {
   std::vector<Straggler> Stragglers;
 };
 
-/// Everything the outputs show about one `replay` or `run`.
+/// The what-ifs `opportunities` ranked: each a one-line model run on a copy
+/// of the replayed graph, the fastest first, as the command lists them.
+struct OpportunityList {
+  int64_t BaselineNs = 0; ///< the replay's steady state
+  double Factor = 2;      ///< --factor
+  struct Entry {
+    std::string What;  ///< "gemm work 2x faster"
+    std::string Model; ///< its line of the language
+    int64_t PredictedNs = 0, GainNs = 0;
+  };
+  std::vector<Entry> Entries;
+};
+
+/// What `compare` reports: the measured iterations of two traces of one
+/// job, before and after a change, the model's prediction from the first
+/// (with --model), and where the time went, row by row in the order and
+/// groups of the command's text.
+struct Comparison {
+  struct Side {
+    std::string Trace, Label; ///< the file; the iteration ("ProfilerStep#9")
+    int64_t MeasuredNs = 0;
+  };
+  Side Before, After;
+  std::string ModelPath;              ///< empty: a plain diff
+  std::optional<int64_t> PredictedNs; ///< the model's steady state
+  enum class RowKind {
+    Sum,     ///< a group's total ("GPU work (sum)")
+    Part,    ///< a part of the group above ("conv", "forward (CPU)")
+    Heading, ///< a group without a total: no numbers
+  };
+  struct Row {
+    RowKind Kind = RowKind::Part;
+    std::string What; ///< as the command's JSON names it
+    int64_t BeforeNs = 0, AfterNs = 0, PredictedNs = 0;
+  };
+  std::vector<Row> Rows;
+};
+
+/// Everything the outputs show about one `replay`, `run`, `opportunities`
+/// or `compare`.
 struct RunData {
   const graph::Graph *G = nullptr; ///< finalized; after the model's changes
   std::string Command;             ///< "replay" or "run"
@@ -140,6 +181,12 @@ struct RunData {
   /// A job's replay: its numbers, which the summary shows instead of the
   /// reported iterations' (one per rank).
   std::optional<JobSummary> Job;
+  /// `opportunities`: the ranked what-ifs; the rest of the page shows the
+  /// replay of the unchanged graph.
+  std::optional<OpportunityList> Opportunities;
+  /// `compare`: the two traces side by side; the rest of the page shows
+  /// the before trace, replayed (and, with a model, predicted).
+  std::optional<Comparison> Compared;
 
   /// The comparison the outputs draw: replayed vs predicted for `run`,
   /// measured vs replayed for `replay`.

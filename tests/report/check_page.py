@@ -3,8 +3,9 @@
 
 usage: check_page.py [options] -- COMMAND ARGS...
 
-COMMAND is `ddscript replay|run ...`, run twice, with --format json and
---report TMP appended; a run may sweep parameters (--set NAME=V1,V2).
+COMMAND is `ddscript replay|run|opportunities|compare ...`, run twice, with
+--format json and --report TMP appended; a run may sweep parameters (--set
+NAME=V1,V2).
 
 With --no-browser only the static checks run. Without a browser they still
 run, and the test then exits 77, which CTest reports as skipped. The browser
@@ -14,7 +15,14 @@ Always: the two runs wrote the same bytes; the page loads nothing (no src or
 href to fetch, no url(), @import, fetch or XMLHttpRequest); the summary holds
 the command's numbers (measured, replayed, predicted and speedup for run;
 measured, replayed, error, GPU busy and the critical path for replay), exact in data-ns
-and as ddscript prints them.
+and as ddscript prints them; for opportunities, the ranked table and the page's
+data hold each what-if, its predicted time and gain as the command lists them;
+for compare, the before, after and predicted times, the errors, and each row of
+the breakdown.
+
+  --threads A,B
+           the two runs with DDSCRIPT_THREADS=A and =B: the page must not
+           depend on the threads.
 
 In the browser: no console message and no uncaught error; the script ran to
 its end (body data-dd-rendered); the timeline canvas was drawn; and
@@ -22,12 +30,16 @@ its end (body data-dd-rendered); the timeline canvas was drawn; and
   (replay) the critical-path bars by phase and by layer show what
            `ddscript replay --format json` reports (critical_path_phases,
            critical_path_layers);
+  (opportunities) one bar per what-if, at its gain;
+  (compare) a bar for before, after and (with a model) predicted, at the
+           command's times;
   --sweep  the sweep plot has one point per result the command printed, at
            its predicted time, titled with its parameters;
   --screenshot FILE
            a 1400x1000 screenshot is a PNG of that size with a drawn page
            (many colours, not mostly white); kept at FILE.
 """
+import html as htmllib
 import json
 import os
 import re
@@ -80,6 +92,78 @@ def expect_cell(html, ident, ns):
     if got != ns or text != fmt_duration(ns):
         fail(f"#{ident} shows {text!r} ({got} ns), the command says "
              f"{fmt_duration(ns)!r} ({ns} ns)")
+
+
+def page_data(html):
+    """The JSON the page's script draws from."""
+    m = re.search(r'<script type="application/json" id="dd-data">(.*?)</script>',
+                  html, re.S)
+    if not m:
+        fail("the page has no data")
+    return json.loads(m.group(1))
+
+
+def row_numbers(row):
+    return [int(v) for v in re.findall(r'data-ns="(-?\d+)"', row)]
+
+
+def expect_span(html, ident, text):
+    m = re.search(r'<span id="%s">([^<]*)</span>' % ident, html)
+    if not m or m.group(1) != text:
+        fail(f"#{ident} shows {m and m.group(1)!r}, the command says {text!r}")
+
+
+def check_opportunities(html, rep):
+    """The ranked what-ifs, in the table and in the page's data."""
+    want = [(o["what"], o["model"], o["predicted_ns"], o["gain_ns"])
+            for o in rep["opportunities"]]
+    data = page_data(html)["opportunities"]
+    if data["baseline"] != rep["baseline_ns"]:
+        fail(f"the page's baseline is {data['baseline']}, the command's "
+             f"{rep['baseline_ns']}")
+    got = [(e["what"], e["model"], e["ns"], e["gain"]) for e in data["entries"]]
+    if got != want:
+        fail(f"the page's data has {got[:2]}..., the command {want[:2]}...")
+    rows = re.findall(r'<tr data-opportunity="(\d+)"><td[^>]*>\d+</td>'
+                      r'<td>([^<]*)</td>(.*?)</tr>', html)
+    got = [(int(k), htmllib.unescape(what), row_numbers(row))
+           for k, what, row in rows]
+    want = [(k + 1, w[0], [w[2], w[3]]) for k, w in enumerate(want)]
+    if got != want:
+        fail(f"the table has {got[:2]}..., the command {want[:2]}...")
+
+
+def check_compare(html, rep):
+    """Before, after, predicted and the errors; the breakdown row by row."""
+    expect_cell(html, "compare-before", rep["before"]["measured_ns"])
+    expect_cell(html, "compare-after", rep["after"]["measured_ns"])
+    expect_span(html, "compare-change", f"{rep['measured_change'] * 100:+.2f}%")
+    model = "predicted_ns" in rep
+    if model:
+        expect_cell(html, "compare-predicted", rep["predicted_ns"])
+        expect_span(html, "compare-error", f"{rep['error'] * 100:+.2f}%")
+        expect_span(html, "compare-same-error",
+                    f"{rep['same_time_error'] * 100:+.2f}%")
+    elif 'id="compare-predicted"' in html:
+        fail("a plain diff's page has a prediction")
+    rows = re.findall(r'<tr class="(?:total|part)" data-what="([^"]*)">(.*?)</tr>',
+                      html)
+    got = [(htmllib.unescape(w), row_numbers(r)) for w, r in rows]
+    want = []
+    for b in rep["breakdown"]:
+        ns = [b["before_ns"], b["after_ns"], b["after_ns"] - b["before_ns"]]
+        if model:
+            ns += [b["predicted_ns"], b["predicted_ns"] - b["after_ns"]]
+        want.append((b["what"], ns))
+    if got != want:
+        fail(f"the breakdown has {got[:3]}..., the command {want[:3]}...")
+    data = page_data(html)["compare"]
+    got = [(r["what"], [r["before"], r["after"]] +
+            ([r["predicted"]] if model else []))
+           for r in data["rows"] if r["kind"] != "heading"]
+    want = [(w, ns[:2] + ns[3:4]) for w, ns in want]
+    if got != want:
+        fail(f"the page's data has {got[:3]}..., the command {want[:3]}...")
 
 
 def static_checks(html, command, out):
@@ -169,6 +253,14 @@ def static_checks(html, command, out):
         expect_cell(html, "critical-after", total["critical_path_ns"])
         expect_cell(html, "gpu-busy", total["replayed_gpu_busy_ns"])
         return reps[0] if len(reps) == 1 else None
+    elif command == "opportunities":
+        rep = json.loads(out)
+        check_opportunities(html, rep)
+        return rep
+    elif command == "compare":
+        rep = json.loads(out)
+        check_compare(html, rep)
+        return rep
     elif command != "run":
         fail(f"unknown command {command}")
     return json.loads(out)
@@ -229,7 +321,7 @@ def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     sweep = no_browser = False
-    shot = None
+    shot = threads = None
     i = 0
     while i < len(opts):
         if opts[i] == "--sweep":
@@ -238,12 +330,16 @@ def main(argv):
             no_browser = True; i += 1
         elif opts[i] == "--screenshot":
             shot = opts[i + 1]; i += 2
+        elif opts[i] == "--threads":
+            threads = opts[i + 1].split(","); i += 2
         else:
             sys.exit(f"check_page.py: unknown option {opts[i]}")
     tmp = tempfile.mkdtemp()
     pages = [os.path.join(tmp, f"report{k}.html") for k in range(2)]
     outs = []
-    for p in pages:
+    for k, p in enumerate(pages):
+        if threads:
+            os.environ["DDSCRIPT_THREADS"] = threads[k]
         outs.append(run(cmd + ["--format", "json", "--report", p]))
     html = open(pages[0], encoding="utf-8").read()
     if html != open(pages[1], encoding="utf-8").read():
@@ -295,6 +391,25 @@ def main(argv):
                 if got != s["ns"]:
                     fail(f"{key}: the bar for {s['what']!r} shows {got}, "
                          f"the command says {s['ns']}")
+    if command == "opportunities":
+        want = [(str(k + 1), str(o["gain_ns"]))
+                for k, o in enumerate(rep["opportunities"])]
+        got = [(a["data-rank"], a["data-ns"]) for a in
+               (dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+                for m in re.finditer(r'<rect [^>]*>', dom)) if "data-rank" in a]
+        if got != want:
+            fail(f"opportunity bars {got[:3]}..., want {want[:3]}...")
+    if command == "compare":
+        want = [("before", str(rep["before"]["measured_ns"]))]
+        if "predicted_ns" in rep:
+            want.append(("predicted", str(rep["predicted_ns"])))
+        want.append(("after", str(rep["after"]["measured_ns"])))
+        part = dom.split('id="compare-bars"')[1].split("</svg>")[0]
+        got = [(a["data-side"], a["data-ns"]) for a in
+               (dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0)))
+                for m in re.finditer(r'<rect [^>]*>', part))]
+        if got != want:
+            fail(f"compare bars {got}, want {want}")
     if sweep:
         points = rep["points"]
         circles = re.findall(r'<circle [^>]*class="point(?: oom)?"[^>]*data-ns="(\d+)"[^>]*>'

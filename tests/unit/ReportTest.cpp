@@ -381,6 +381,97 @@ TEST_CASE("page: a sweep's points reach the plot's data") {
   }
 }
 
+TEST_CASE("page: opportunities and a comparison reach the page") {
+  auto R = prepare("tracelens/h100_bert_small_inference.json.gz");
+  {
+    std::string Html = report::renderHtml(R->D);
+    CHECK(Html.find("id=\"opportunities\"") == std::string::npos);
+    CHECK(Html.find("id=\"compare\"") == std::string::npos);
+    simdjson::dom::parser P;
+    simdjson::dom::element Data = P.parse(pageData(Html));
+    CHECK(Data["opportunities"].is_null());
+    CHECK(Data["compare"].is_null());
+  }
+
+  // Names as a trace may have them: markup, quotes, the end of a script.
+  const std::string Odd = "layer <b>&\"x\"</script> 2x faster";
+  report::OpportunityList L;
+  L.BaselineNs = 4'000'000;
+  L.Entries = {{Odd, "shrink (select gpu) by 2", 3'000'000, 1'000'000},
+               {"slower", "remove (select runtime)", 4'100'000, -100'000}};
+  R->D.Opportunities = L;
+  report::Comparison C;
+  C.Before = {"a.json", "ProfilerStep#3", 4'000'000};
+  C.After = {"b.json", "ProfilerStep#9", 3'200'000};
+  C.ModelPath = "m.dd";
+  C.PredictedNs = 3'000'000;
+  using Kind = report::Comparison::RowKind;
+  C.Rows = {{Kind::Sum, "GPU work (sum)", 10, 20, 30},
+            {Kind::Part, Odd, 1, 2, 3},
+            {Kind::Heading, "GPU work by layer (the 1 largest)", 0, 0, 0},
+            {Kind::Part, "layer conv2d#1", 7, 5, 6}};
+  R->D.Compared = C;
+  std::string Html = report::renderHtml(R->D);
+  CHECK(Html.find(Odd) == std::string::npos);
+  CHECK(Html.find("<td>layer &lt;b&gt;&amp;&quot;x&quot;&lt;/script&gt; 2x "
+                  "faster</td>") != std::string::npos);
+  CHECK(Html.find("<tr data-opportunity=\"2\"><td class=\"num\">2</td><td>"
+                  "slower</td><td class=\"num\" data-ns=\"4100000\">4.100 "
+                  "ms</td><td class=\"num\">0.976x</td><td class=\"num\" "
+                  "data-ns=\"-100000\">-100.000 us</td><td class=\"num\">"
+                  "-2.5%</td>") != std::string::npos);
+  CHECK(Html.find("<span id=\"compare-error\">-6.25%</span>") !=
+        std::string::npos);
+  CHECK(Html.find("<span id=\"compare-same-error\">+25.00%</span>") !=
+        std::string::npos);
+  CHECK(Html.find("<tr class=\"heading\"><th colspan=\"6\">GPU work by "
+                  "layer (the 1 largest)</th></tr>") != std::string::npos);
+  CHECK(Html.find("<tr class=\"part\" data-what=\"layer conv2d#1\"><td>"
+                  "layer conv2d#1</td><td class=\"num\" data-ns=\"7\">7 "
+                  "ns</td><td class=\"num\" data-ns=\"5\">5 ns</td><td "
+                  "class=\"num\" data-ns=\"-2\">-2 ns</td><td class=\"num\" "
+                  "data-ns=\"6\">6 ns</td><td class=\"num\" data-ns=\"1\">+1 "
+                  "ns</td></tr>") != std::string::npos);
+
+  simdjson::dom::parser P;
+  simdjson::dom::element Data = P.parse(pageData(Html));
+  simdjson::dom::object Op = Data["opportunities"];
+  CHECK(int64_t(Op["baseline"]) == L.BaselineNs);
+  simdjson::dom::array Entries = Op["entries"];
+  REQUIRE(Entries.size() == 2);
+  simdjson::dom::object First = Entries.at(0);
+  CHECK(std::string_view(First["what"]) == Odd);
+  CHECK(std::string_view(First["model"]) == L.Entries[0].Model);
+  CHECK(int64_t(First["ns"]) == 3'000'000);
+  CHECK(int64_t(First["gain"]) == 1'000'000);
+  simdjson::dom::object Cmp = Data["compare"];
+  CHECK(int64_t(Cmp["before"]["ns"]) == 4'000'000);
+  CHECK(std::string_view(Cmp["after"]["label"]) == "ProfilerStep#9");
+  CHECK(std::string_view(Cmp["model"]) == "m.dd");
+  CHECK(int64_t(Cmp["predicted"]) == 3'000'000);
+  simdjson::dom::array Rows = Cmp["rows"];
+  REQUIRE(Rows.size() == 4);
+  simdjson::dom::object Second = Rows.at(1), Heading = Rows.at(2);
+  CHECK(std::string_view(Second["what"]) == Odd);
+  CHECK(std::string_view(Second["kind"]) == "part");
+  CHECK(int64_t(Second["predicted"]) == 3);
+  CHECK(std::string_view(Heading["kind"]) == "heading");
+  CHECK(Heading["before"].error() == simdjson::NO_SUCH_FIELD);
+
+  // A plain diff: no prediction, no predicted column.
+  R->D.Compared->PredictedNs.reset();
+  R->D.Compared->ModelPath.clear();
+  Html = report::renderHtml(R->D);
+  CHECK(Html.find("id=\"compare-predicted\"") == std::string::npos);
+  CHECK(Html.find("<th colspan=\"4\">") != std::string::npos);
+  simdjson::dom::parser P2;
+  simdjson::dom::element Plain = P2.parse(pageData(Html));
+  CHECK(Plain["compare"]["predicted"].is_null());
+  simdjson::dom::array PlainRows = Plain["compare"]["rows"];
+  simdjson::dom::object Sum = PlainRows.at(0);
+  CHECK(Sum["predicted"].is_null());
+}
+
 TEST_CASE("page: the summary holds the run's numbers") {
   auto R = prepare("hta/gpu_user_annotation_steps.json.gz",
                    std::string(DD_TEST_DATA) + "/../report/models/amp.dd");

@@ -471,11 +471,58 @@
     }
   }
 
+  // --- Opportunities: the gain of each ranked what-if -----------------------
+  function drawOpportunities(root) {
+    var op = data.opportunities, es = op.entries;
+    var max = 1;
+    es.forEach(function (e) { max = Math.max(max, e.gain); });
+    var labelW = 380, barH = 16, rowH = barH + 6, W = widthOf(root, 1200), plotW = W - labelW - 190;
+    var svg = svgEl('svg', { width: W, height: es.length * rowH + 8, class: 'bars' }, root);
+    es.forEach(function (e, i) {
+      var y = 4 + i * rowH, label = (i + 1) + '  ' + e.what;
+      svgText(svg, labelW - 8, y + barH - 4, label.length > 56 ? label.slice(0, 55) + '\u2026' : label,
+        { 'text-anchor': 'end' });
+      // A what-if that makes the step slower gains nothing: a sliver, marked.
+      var w = Math.max(1, Math.max(0, e.gain) / max * plotW);
+      var share = op.baseline ? (100 * e.gain / op.baseline).toFixed(1) + '%' : '-';
+      var rect = svgEl('rect', {
+        x: labelW, y: y, width: w, height: barH, class: e.gain > 0 ? 'gain' : 'gain loss',
+        'data-rank': i + 1, 'data-ns': e.gain, 'data-predicted': e.ns
+      }, svg);
+      title(rect, e.what + ': predicted ' + fmtDur(e.ns) + ', gain ' + fmtDur(e.gain) + ' (' + share +
+        ' of the replayed iteration)\n' + e.model);
+      svgText(svg, labelW + w + 4, y + barH - 4, fmtDur(e.gain) + ' (' + share + ')', { 'font-size': 11 });
+    });
+  }
+
+  // --- Compare: the two measured iterations and the prediction --------------
+  function drawCompare(root) {
+    var c = data.compare;
+    var rows = [['before', 'before (measured)', c.before.ns]];
+    if (c.predicted !== null) rows.push(['predicted', 'predicted from before', c.predicted]);
+    rows.push(['after', 'after (measured)', c.after.ns]);
+    var max = 1;
+    rows.forEach(function (r) { max = Math.max(max, r[2]); });
+    var labelW = 200, barH = 16, rowH = barH + 6, W = widthOf(root, 1000), plotW = W - labelW - 120;
+    var svg = svgEl('svg', { width: W, height: rows.length * rowH + 8, class: 'bars' }, root);
+    rows.forEach(function (r, i) {
+      var y = 4 + i * rowH, w = Math.max(r[2] > 0 ? 1 : 0, r[2] / max * plotW);
+      svgText(svg, labelW - 8, y + barH - 4, r[1], { 'text-anchor': 'end' });
+      var rect = svgEl('rect', { x: labelW, y: y, width: w, height: barH, class: r[0], 'data-side': r[0], 'data-ns': r[2] }, svg);
+      title(rect, r[1] + ': ' + fmtDur(r[2]));
+      svgText(svg, labelW + w + 4, y + barH - 4, fmtDur(r[2]), { 'font-size': 11 });
+    });
+  }
+
   drawTimeline(document.getElementById('tl'));
   setupBars();
   var mem = document.getElementById('mem');
   if (mem) drawMemory(mem);
   var sweep = document.getElementById('sweep-plot');
   if (sweep && data.sweep) drawSweep(sweep);
+  var opportunities = document.getElementById('opportunity-bars');
+  if (opportunities && data.opportunities) drawOpportunities(opportunities);
+  var compare = document.getElementById('compare-bars');
+  if (compare && data.compare) drawCompare(compare);
   document.body.setAttribute('data-dd-rendered', 'yes');
 })();
