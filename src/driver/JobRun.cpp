@@ -14,6 +14,7 @@
 #include "driver/JobRun.h"
 
 #include "driver/Format.h"
+#include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
@@ -110,6 +111,99 @@ std::string speedupText(int64_t Base, int64_t Pred) {
   return Pred > 0 ? fmt::format("{:.3f}x", double(Base) / double(Pred)) : "-";
 }
 
+/// The replayed schedule of the unchanged job \p Base, on the changed job
+/// \p J's task ids: each rank's tasks keep their index within the rank (a
+/// model appends what it inserts, which the replay does not hold).
+struct MovedSchedule {
+  std::vector<int64_t> Start, End;
+  report::Schedule S;
+};
+
+void moveSchedule(const job::Job &Base, const sim::SimResult &R,
+                  const job::Job &J, const std::vector<size_t> &Reported,
+                  MovedSchedule &M) {
+  M.Start.assign(J.G.numTasks(), graph::NoTime);
+  M.End.assign(J.G.numTasks(), graph::NoTime);
+  for (size_t I = 0; I < J.Ranks.size(); ++I) {
+    const job::JobRank &From = Base.Ranks[I], &To = J.Ranks[I];
+    for (graph::TaskId T = From.FirstTask; T < From.EndTask; ++T) {
+      M.Start[T - From.FirstTask + To.FirstTask] = R.Start[T];
+      M.End[T - From.FirstTask + To.FirstTask] = R.End[T];
+    }
+  }
+  M.S = simulatedSchedule("replayed", Base.G, R, Reported);
+  M.S.Start = M.Start;
+  M.S.End = M.End;
+  // The critical paths walk the unchanged graph: their tasks move too.
+  for (sim::CriticalPath &P : M.S.Paths)
+    for (sim::PathSegment &Seg : P.Segments)
+      if (Seg.Task != graph::NoTask) {
+        size_t I = job::rankIndexOf(Base, Seg.Task);
+        Seg.Task = Seg.Task - Base.Ranks[I].FirstTask + J.Ranks[I].FirstTask;
+      }
+}
+
+/// `run MODEL --trace JOB --timeline/--report`: the first reported job
+/// iteration, each rank measured and predicted on the timeline; the page's
+/// summary the job's numbers with each rank's.
+int writeJobOutputs(const TraceOptions &T, const std::string &Path,
+                    const compiler::CompiledModel &Model,
+                    const std::vector<SettingAxis> &Axes,
+                    const vm::ChangeStats &Stats, const job::Job &Base,
+                    const sim::SimResult &BaseRun,
+                    const std::vector<int64_t> &BaseLate, const job::Job &J,
+                    const sim::SimResult &R,
+                    const std::vector<JobTimes> &Measured,
+                    const std::vector<JobTimes> &Replayed,
+                    const std::vector<JobTimes> &Predicted) {
+  if (!wantsOutputs(T))
+    return ExitOk;
+  const job::JobIteration *First = nullptr;
+  for (const job::JobIteration &It : J.Iterations)
+    if (It.Number == Measured.front().Number)
+      First = &It;
+  if (!First || Base.G.Iterations.size() != J.G.Iterations.size()) {
+    reportError(Path, "the model changed the job's iterations: no timeline "
+                      "or report");
+    return ExitBadInput;
+  }
+  std::vector<size_t> Reported(First->PerRank.begin(), First->PerRank.end());
+  std::sort(Reported.begin(), Reported.end());
+  report::RunData D;
+  D.G = &J.G;
+  D.Command = "run";
+  D.ModelPath = Path;
+  D.ModelDescription = Model.Description;
+  for (const compiler::ParamSummary &Pm : Model.Params)
+    D.Params.push_back({Pm.Name, shownValue(Axes, Pm, true)});
+  D.Changes = describeChanges(Stats);
+  std::vector<int64_t> MStart, MEnd;
+  measuredTimes(J.G, MStart, MEnd);
+  D.Measured = measuredSchedule(J.G, MStart, MEnd);
+  MovedSchedule Moved;
+  moveSchedule(Base, BaseRun, J, Reported, Moved);
+  D.Replayed = std::move(Moved.S);
+  D.Predicted = simulatedSchedule("predicted", J.G, R, Reported);
+  for (size_t I = 0; I < J.Ranks.size(); ++I)
+    D.Ranks.push_back({J.Ranks[I].Rank, J.Ranks[I].FirstResource,
+                       I + 1 < J.Ranks.size() ? J.Ranks[I + 1].FirstResource
+                                              : static_cast<graph::ResourceId>(
+                                                    J.G.Resources.size())});
+  report::JobSummary Sum;
+  Sum.Label = Measured.front().Label;
+  Sum.Measured = Measured.front().Job;
+  Sum.Replayed = Replayed.front().Job;
+  Sum.Predicted = Predicted.front().Job;
+  Sum.HasStragglers = false;
+  for (size_t I = 0; I < J.Ranks.size(); ++I)
+    Sum.Ranks.push_back({J.Ranks[I].Rank, Measured.front().Ranks[I],
+                         Replayed.front().Ranks[I], BaseLate[I],
+                         Predicted.front().Ranks[I]});
+  D.Job = std::move(Sum);
+  trace::Trace NoDevices;
+  return writeOutputs(T, NoDevices, Reported, D);
+}
+
 } // namespace
 
 int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
@@ -119,11 +213,6 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   if (combinationCount(Axes) > 1) {
     reportError("ddscript", "a sweep takes one trace: run the job once per "
                             "value");
-    return ExitBadInput;
-  }
-  if (!T.TimelinePath.empty() || !T.ReportPath.empty()) {
-    reportError("ddscript", "--timeline and --report take one trace; a "
-                            "job's run prints its numbers only");
     return ExitBadInput;
   }
   auto L = loadRanksFor(T);
@@ -142,6 +231,11 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   // its replayed time in the job (the model's baseline).
   std::vector<std::pair<size_t, int64_t>> RankIters;
   size_t JobIterations = 0, Collectives = 0;
+  // For --timeline and --report: the unchanged job and its replay, and per
+  // rank its late arrivals at the first reported iteration's collectives.
+  std::optional<job::Job> BaseJob;
+  std::optional<sim::SimResult> BaseRun;
+  std::vector<int64_t> BaseLate;
   {
     auto Base = job::joinPrepared(*P);
     if (!Base) {
@@ -172,6 +266,11 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       uint32_t GI = First->PerRank[I];
       auto [B, E] = sim::iterationSpan(Base->G, *R, Base->G.Iterations[GI]);
       RankIters.push_back({GI - Base->Ranks[I].Iterations.front(), E - B});
+    }
+    if (wantsOutputs(T)) {
+      BaseLate = job::lateness(*Base, *R, *First);
+      BaseJob = std::move(*Base);
+      BaseRun = std::move(*R);
     }
   }
 
@@ -321,7 +420,8 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       S += '\n';
     }
     std::fputs(S.c_str(), stdout);
-    return ExitOk;
+    return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
+                           BaseLate, *J, *R, Measured, Replayed, Predicted);
   }
 
   std::string S = modelLines(
@@ -366,5 +466,6 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   S += "memory     not predicted for a job: run the model on one rank's "
        "trace for its peak\n";
   std::fputs(S.c_str(), stdout);
-  return ExitOk;
+  return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
+                         BaseLate, *J, *R, Measured, Replayed, Predicted);
 }

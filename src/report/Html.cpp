@@ -166,28 +166,48 @@ void HtmlWriter::summary() {
 
 void HtmlWriter::jobSummary() {
   const JobSummary &J = *D.Job;
+  bool Run = J.Predicted >= 0;
   Out += "<section id=\"summary\"><h2>Summary</h2>\n";
-  Out += fmt::format("<p class=\"note\">{} ranks replayed together, "
-                     "iteration {}: the job's time runs from the first "
-                     "rank's begin to the last rank's end.</p>\n",
-                     J.Ranks.size(), htmlEscape(J.Label));
+  Out += fmt::format("<p class=\"note\">{} ranks {} together, iteration {}: "
+                     "the job's time runs from the first rank's begin to the "
+                     "last rank's end.</p>\n",
+                     J.Ranks.size(),
+                     Run ? "replayed and predicted" : "replayed",
+                     htmlEscape(J.Label));
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", J.Measured) +
          "<td></td></tr>\n";
   Out += replayedRow(J.Measured, J.Replayed);
+  if (Run)
+    Out += "<tr><th>predicted</th>" + durationCell("predicted", J.Predicted) +
+           fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
+                       "</tr>\n",
+                       formatSpeedup(J.Replayed, J.Predicted),
+                       changeText(J.Replayed, J.Predicted));
   Out += "</table>\n<h3>Ranks</h3>\n<p class=\"note\">Late at collectives: "
          "how long the others waited for the rank at the collectives of the "
-         "iteration, in all.</p>\n";
+         "iteration, in all, as replayed.</p>\n";
   Out += "<table class=\"grid\" id=\"ranks\"><tr><th>rank</th><th>"
          "measured</th><th>replayed</th><th>error</th><th>late at "
-         "collectives</th></tr>\n";
-  for (const JobSummary::RankRow &R : J.Ranks)
+         "collectives</th>";
+  Out += Run ? "<th>predicted</th><th>speedup</th></tr>\n" : "</tr>\n";
+  for (const JobSummary::RankRow &R : J.Ranks) {
     Out += fmt::format("<tr data-rank=\"{}\"><td>{}</td>", R.Rank, R.Rank) +
            durationCell(nullptr, R.Measured) +
            durationCell(nullptr, R.Replayed) +
-           changeCell(R.Measured, R.Replayed) + durationCell(nullptr, R.Late) +
-           "</tr>\n";
-  Out += "</table>\n<h3>Stragglers</h3>\n";
+           changeCell(R.Measured, R.Replayed) + durationCell(nullptr, R.Late);
+    if (Run)
+      Out += durationCell(nullptr, R.Predicted) +
+             fmt::format("<td class=\"num\">{}</td>",
+                         formatSpeedup(R.Replayed, R.Predicted));
+    Out += "</tr>\n";
+  }
+  Out += "</table>\n";
+  if (!J.HasStragglers) {
+    Out += "</section>\n";
+    return;
+  }
+  Out += "<h3>Stragglers</h3>\n";
   if (J.Stragglers.empty()) {
     Out += "<p>No rank arrived at the collectives later than the median "
            "rank.</p>\n";

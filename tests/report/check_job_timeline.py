@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """A job's --timeline: one pair of processes per rank.
 
-usage: check_job_timeline.py DDSCRIPT TRACE...
+usage: check_job_timeline.py DDSCRIPT [--run MODEL] TRACE...
 
-Runs `ddscript replay --trace TRACE... --format json --timeline TMP` twice:
-the two files are the same bytes; they are JSON with traceEvents; there are
-two processes per rank, "rank R measured: ..." and "rank R replayed: ...";
+Runs `ddscript replay --trace TRACE... --format json --timeline TMP` (with
+--run, `ddscript run MODEL ...`) twice: the two files are the same bytes;
+they are JSON with traceEvents; there are two processes per rank, "rank R
+measured: ..." and "rank R replayed: ..." (run: "rank R predicted: ...");
 each one's iteration slice lasts what the command reports for that rank
-(measured_ns, replayed_ns); no tid is in two processes; slices nest on each
-(pid, tid).
+(measured_ns, replayed_ns or predicted_ns); no tid is in two processes;
+slices nest on each (pid, tid).
 """
 import json
 import os
@@ -23,11 +24,14 @@ def fail(msg):
 
 def main(argv):
     ddscript, traces = argv[0], argv[1:]
+    command, after = ["replay"], "replayed"
+    if traces[:1] == ["--run"]:
+        command, after, traces = ["run", traces[1]], "predicted", traces[2:]
     with tempfile.TemporaryDirectory() as tmp:
         outs, texts = [], []
         for k in range(2):
             path = os.path.join(tmp, f"t{k}.json")
-            p = subprocess.run([ddscript, "replay", "--trace", *traces,
+            p = subprocess.run([ddscript, *command, "--trace", *traces,
                                 "--format", "json", "--timeline", path],
                                capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
@@ -51,9 +55,9 @@ def main(argv):
     if any(len(p) > 1 for p in tids.values()):
         fail("a tid is in two processes")
     for k, r in enumerate(ranks):
-        for side, key in ((1, "measured_ns"), (2, "replayed_ns")):
+        for side, key in ((1, "measured_ns"), (2, after + "_ns")):
             pid = 2 * k + side
-            want = f"rank {r['rank']} {'measured' if side == 1 else 'replayed'}: "
+            want = f"rank {r['rank']} {'measured' if side == 1 else after}: "
             if not names.get(pid, "").startswith(want):
                 fail(f"pid {pid} is {names.get(pid)!r}, want {want!r}...")
             its = [e for e in ev if e.get("pid") == pid and e.get("cat") == "iteration"

@@ -172,6 +172,27 @@ def static_checks(html, command, out):
                       (r'\bfetch\(|XMLHttpRequest|import\(', "a fetch")):
         if re.search(pat, html):
             fail(f"the page is not self-contained: it has {what}")
+    if command == "run" and '"job_measured_ns"' in out:
+        # A job's run: the job's numbers and a row per rank, predicted too.
+        rep = json.loads(out.splitlines()[0])
+        expect_cell(html, "measured", rep["job_measured_ns"])
+        expect_cell(html, "replayed", rep["job_replayed_ns"])
+        expect_cell(html, "predicted", rep["job_predicted_ns"])
+        rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
+        if len(rows) != len(rep["ranks"]):
+            fail(f"the page has {len(rows)} rank rows, the command "
+                 f"{len(rep['ranks'])} ranks")
+        for r in rep["ranks"]:
+            ns = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
+                                            rows.get(str(r["rank"]), ""))]
+            got = ns[:2] + ns[3:4]  # measured, replayed, (late,) predicted
+            want = [r["measured_ns"], r["replayed_ns"], r["predicted_ns"]]
+            if got != want:
+                fail(f"rank {r['rank']}: the page has {got}, the command "
+                     f"says {want}")
+        if "data-straggler" in html:
+            fail("a job's run ranks no stragglers, yet the page has some")
+        return None
     if command == "run":
         rep = json.loads(out)
         if "sweep" in rep:
