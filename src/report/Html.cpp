@@ -99,6 +99,12 @@ void HtmlWriter::header() {
   if (D.Compared)
     Fact("after",
          D.Compared->After.Trace + " (" + D.Compared->After.Label + ")");
+  if (D.Job) {
+    Fact("iteration", fmt::format("{} on each of the {} ranks", D.Job->Label,
+                                  D.Job->Ranks.size()));
+    Out += "</dl></header>\n";
+    return;
+  }
   std::string It = windowLabel(D);
   if (D.Reported.size() == 1)
     It += fmt::format(" ({} of {}{})", G.iterationOrdinal(D.Reported.front()),
