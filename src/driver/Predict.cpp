@@ -15,6 +15,51 @@
 using namespace dd;
 using namespace dd::driver;
 
+Baseline RunSetup::baseline() const {
+  Baseline B;
+  B.Tr = &In.Trace;
+  B.TracePath = TracePath;
+  B.G = &G;
+  B.Chosen = Chosen;
+  B.Base = &Base;
+  B.BaseSteady = steadyStates(G, Base, Chosen);
+  B.Unprofiled = Fit;
+  return B;
+}
+
+RunSetupResult dd::driver::setupRun(const TraceOptions &T,
+                                    std::optional<int64_t> Unprofiled) {
+  RunSetupResult Out;
+  Out.Rc = ExitBadInput;
+  auto In = loadInputFor(T);
+  if (!In)
+    return Out;
+  auto G = buildGraphFor(T, *In);
+  if (!G)
+    return Out;
+  auto Chosen = chooseIterations(*G, T.Iteration);
+  if (!Chosen) {
+    reportError(T.TracePath, llvm::toString(Chosen.takeError()));
+    return Out;
+  }
+  Out.Rc = ExitInternal;
+  auto Fit = applyUnprofiled(*G, *Chosen, Unprofiled, T.TracePath);
+  if (!Fit)
+    return Out;
+  PhaseTimer BaseTimer("baseline");
+  auto Base = sim::simulate(*G);
+  BaseTimer.stop();
+  if (!Base) {
+    reportError(T.TracePath, llvm::toString(Base.takeError()));
+    return Out;
+  }
+  Out.Setup = std::make_unique<RunSetup>(
+      RunSetup{T.TracePath, std::move(*In), std::move(*G), std::move(*Chosen),
+               std::move(*Base), *Fit});
+  Out.Rc = ExitOk;
+  return Out;
+}
+
 Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
                                const bc::Program &P,
                                const std::vector<vm::Setting> &Settings,

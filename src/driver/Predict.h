@@ -13,11 +13,13 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/RunMemory.h"
+#include "driver/Session.h"
 #include "graph/Graph.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 #include "vm/VM.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -111,6 +113,30 @@ struct Baseline {
   std::vector<Steady> BaseSteady;
   ProfilerFit Unprofiled;
 };
+
+/// What `ddscript run` sets up for one trace before a model runs: the trace
+/// read, its graph built, the reported iterations chosen (--iteration, by
+/// default the steady-state one), the profiler's overhead taken out
+/// (--unprofiled) and the graph replayed. The golden tests and the stdlib
+/// tests run models through it, so that they see what users see.
+struct RunSetup {
+  std::string TracePath;
+  CommandInput In;
+  graph::Graph G;
+  std::vector<size_t> Chosen;
+  sim::SimResult Base;
+  ProfilerFit Fit;
+  /// The baseline predict() takes; it points into this object.
+  Baseline baseline() const;
+};
+/// setupRun's result: the setup, or the exit status after the error was
+/// printed.
+struct RunSetupResult {
+  std::unique_ptr<RunSetup> Setup;
+  int Rc = 0;
+};
+RunSetupResult setupRun(const TraceOptions &T,
+                        std::optional<int64_t> Unprofiled);
 
 /// One reported iteration: measured, replayed and predicted time.
 struct Outcome {

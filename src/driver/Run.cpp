@@ -324,36 +324,15 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     }
   }
 
-  auto In = loadInputFor(T);
-  if (!In)
-    return ExitBadInput;
-  const trace::Trace *Tr = &In->Trace;
-  auto G = buildGraphFor(T, *In);
-  if (!G)
-    return ExitBadInput;
-  auto Chosen = chooseIterations(*G, T.Iteration);
-  if (!Chosen) {
-    reportError(T.TracePath, llvm::toString(Chosen.takeError()));
-    return ExitBadInput;
-  }
-  auto Fit = applyUnprofiled(*G, *Chosen, Unprofiled, T.TracePath);
-  if (!Fit)
-    return ExitInternal;
-  PhaseTimer BaseTimer("baseline");
-  auto Base = sim::simulate(*G);
-  BaseTimer.stop();
-  if (!Base) {
-    reportError(T.TracePath, llvm::toString(Base.takeError()));
-    return ExitInternal;
-  }
-  Baseline B;
-  B.Tr = Tr;
-  B.TracePath = T.TracePath;
-  B.G = &*G;
-  B.Chosen = *Chosen;
-  B.Base = &*Base;
-  B.BaseSteady = steadyStates(*G, *Base, B.Chosen);
-  B.Unprofiled = *Fit;
+  RunSetupResult Setup = setupRun(T, Unprofiled);
+  if (!Setup.Setup)
+    return Setup.Rc;
+  RunSetup &S = *Setup.Setup;
+  const trace::Trace *Tr = &S.In.Trace;
+  graph::Graph *G = &S.G;
+  const std::vector<size_t> *Chosen = &S.Chosen;
+  const sim::SimResult *Base = &S.Base;
+  Baseline B = S.baseline();
   if (Sweep)
     return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
 

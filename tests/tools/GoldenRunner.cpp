@@ -12,16 +12,18 @@
 //   // expect runtime error: MSG         the run fails with MSG
 //   // expect runtime error at: L:C      ... at that place
 //
-// Without a trace the file is only compiled. Exit status 0 means the file
+// Without a trace the file is only compiled (or, with expectations, run on
+// an empty graph). With one, the model runs as `ddscript run FILE --trace
+// TRACE` runs it, through the driver's own set-up (driver::setupRun, then
+// driver::predict): the default steady-state iteration, memory and device
+// facts, so that an expected line is what users see
+// (tests/cli/check_golden_path.py checks it). Exit status 0 means the file
 // behaved as it says.
 //
 //===----------------------------------------------------------------------===//
 
-#include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
-#include "memory/MemoryModel.h"
-#include "sim/Simulator.h"
-#include "trace/TraceReader.h"
+#include "driver/Predict.h"
 #include "vm/VM.h"
 
 #include <cstdio>
@@ -170,69 +172,38 @@ int main(int argc, char **argv) {
   if (E.Trace.empty() && E.Lines.empty() && E.RuntimeError.empty())
     return 0; // compile-only
 
-  // Without a trace the model runs against an empty graph.
-  graph::Graph Empty;
-  Empty.finalize();
-  std::optional<trace::Trace> T;
-  std::optional<graph::Graph> G;
-  std::optional<memory::MemoryModel> Mem;
-  vm::RunEnv Env;
+  // With a trace, the model runs as `ddscript run MODEL --trace TRACE`
+  // runs it (driver::setupRun, driver::predict): the same reported
+  // iteration, memory and device facts, so a golden pins what users see.
+  // Without one, against an empty graph.
+  vm::RunResult R;
   if (!E.Trace.empty()) {
-    auto Tr = trace::readTrace(DataDir + "/" + E.Trace);
-    if (!Tr)
-      return failWith("trace: " + llvm::toString(Tr.takeError()));
-    T = std::move(*Tr);
-    auto Gr = graph::buildGraph(*T);
-    if (!Gr)
-      return failWith("graph: " + llvm::toString(Gr.takeError()));
-    G = std::move(*Gr);
-    auto Base = sim::simulate(*G);
-    if (!Base)
-      return failWith("baseline: " + llvm::toString(Base.takeError()));
-    if (!T->Devices.empty()) {
-      Env.Device.Name = T->Devices.front().Name;
-      Env.Device.Memory = T->Devices.front().TotalGlobalMem;
-      Env.Device.Sms = T->Devices.front().NumSms;
-    }
-    Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
-    Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(*G);
-    if (T->Distributed.Present) {
-      Env.WorldSize = T->Distributed.WorldSize;
-      Env.Rank = T->Distributed.Rank;
-    }
-    Env.ReportIteration = G->Iterations.size() > 2 ? 1 : 0;
-    Env.BaselineNs =
-        sim::iterationTime(*G, *Base, G->Iterations[Env.ReportIteration]);
-    // The blocks of the unchanged graph, as `ddscript run` gives them.
-    if (!T->Memory.empty()) {
-      auto M = memory::MemoryModel::build(*T, *G);
-      if (!M)
-        llvm::consumeError(M.takeError());
-      else if (M->hasDeviceRecords())
-        Mem = std::move(*M);
-    }
-    if (Mem) {
-      Env.Mem = &*Mem;
-      Env.MemPool = vm::reportedPool(*Mem);
-      Env.BaselinePeak = vm::iterationPeak(*Mem, Env.MemPool, *G, *Base,
-                                           G->Iterations[Env.ReportIteration]);
-    }
-    graph::Graph *GP = &*G;
-    size_t Report = Env.ReportIteration;
-    Env.Simulate =
-        [GP, Report](const sim::SchedulePolicy &P) -> llvm::Expected<int64_t> {
-      auto R = sim::simulate(*GP, &P);
-      if (!R)
-        return R.takeError();
-      return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
-    };
+    driver::TraceOptions O;
+    O.TracePath = DataDir + "/" + E.Trace;
+    O.TracePaths = {O.TracePath};
+    driver::RunSetupResult Setup = driver::setupRun(O, std::nullopt);
+    if (!Setup.Setup)
+      return failWith("the trace did not load (exit " +
+                      std::to_string(Setup.Rc) + ")");
+    driver::RunMemory Mem;
+    if (auto Bad = Mem.takeSettings(E.Settings, Model->Program))
+      return failWith("settings: " + *Bad);
+    driver::Prediction P =
+        driver::predict(Setup.Setup->baseline(), Setup.Setup->G, Model->Program,
+                        E.Settings, std::move(Mem), E.MaxSteps);
+    if (P.R.Ok && !P.SimError.empty())
+      return failWith("simulation: " + P.SimError);
+    R = std::move(P.R);
+  } else {
+    graph::Graph Empty;
+    Empty.finalize();
+    vm::RunEnv Env;
+    Env.G = &Empty;
+    vm::RunOptions RO;
+    RO.MaxSteps = E.MaxSteps;
+    RO.Settings = E.Settings;
+    R = vm::run(Model->Program, Env, RO);
   }
-  Env.G = G ? &*G : &Empty;
-  Env.TracePath = E.Trace;
-  vm::RunOptions RO;
-  RO.MaxSteps = E.MaxSteps;
-  RO.Settings = E.Settings;
-  vm::RunResult R = vm::run(Model->Program, Env, RO);
 
   std::vector<std::string> Got;
   std::istringstream Out(R.Output);

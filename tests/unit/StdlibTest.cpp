@@ -3,16 +3,14 @@
 
 #include "ModelFixture.h"
 
-#include "builder/GraphBuilder.h"
 #include "compiler/Compiler.h"
-#include "driver/Session.h"
-#include "sim/Simulator.h"
-#include "trace/TraceReader.h"
+#include "driver/Predict.h"
 #include "vm/VM.h"
 
 #include <doctest/doctest.h>
 
 #include <map>
+#include <memory>
 
 using namespace dd;
 
@@ -23,58 +21,40 @@ struct Prediction {
   std::string Output;
 };
 
-/// A trace loaded once per test binary (traces take a while to parse).
-const trace::Trace &fixture(const std::string &Rel) {
-  static std::map<std::string, trace::Trace> Cache;
+/// A trace set up once per test binary as `ddscript run` sets it up
+/// (driver::setupRun: the trace read, its graph built, the default
+/// iteration chosen, the replay).
+const driver::RunSetup &fixture(const std::string &Rel) {
+  static std::map<std::string, std::unique_ptr<driver::RunSetup>> Cache;
   auto It = Cache.find(Rel);
   if (It == Cache.end()) {
-    auto T = trace::readTrace(std::string(DD_TEST_DATA) + "/" + Rel);
-    REQUIRE_MESSAGE(static_cast<bool>(T), Rel);
-    It = Cache.emplace(Rel, std::move(*T)).first;
+    driver::TraceOptions O;
+    O.TracePath = std::string(DD_TEST_DATA) + "/" + Rel;
+    O.TracePaths = {O.TracePath};
+    driver::RunSetupResult S = driver::setupRun(O, std::nullopt);
+    REQUIRE_MESSAGE(static_cast<bool>(S.Setup), Rel);
+    It = Cache.emplace(Rel, std::move(S.Setup)).first;
   }
-  return It->second;
+  return *It->second;
 }
 
 /// What `ddscript run MODEL --trace REL --set ...` predicts for the default
-/// iteration.
+/// iteration (driver::predict on a copy of the trace's graph, as a sweep
+/// runs each point): the replay's and the prediction's steady state.
 Prediction predict(const std::string &Rel, const std::string &Model,
                    std::vector<vm::Setting> Settings = {}) {
-  const trace::Trace &T = fixture(Rel);
-  auto G = graph::buildGraph(T);
-  REQUIRE(static_cast<bool>(G));
-  auto Base = sim::simulate(*G);
-  REQUIRE(static_cast<bool>(Base));
-  size_t Report = driver::defaultIteration(*G);
-
+  const driver::RunSetup &S = fixture(Rel);
   compiler::CompiledModel M = test::compileModel(
       std::string(DD_STDLIB_SOURCE_DIR) + "/" + Model + ".dd");
-  vm::RunEnv Env;
-  Env.G = &*G;
-  if (!T.Devices.empty())
-    Env.Device.Memory = T.Devices.front().TotalGlobalMem;
-  Env.Device.MemBandwidth = vm::estimateMemBandwidth(*G);
-  if (T.Distributed.Present) {
-    Env.WorldSize = T.Distributed.WorldSize;
-    Env.Rank = T.Distributed.Rank;
-  }
-  Env.ReportIteration = Report;
-  Env.BaselineNs = sim::iterationTime(*G, *Base, G->Iterations[Report]);
-  graph::Graph *GP = &*G;
-  Env.Simulate =
-      [GP, Report](const sim::SchedulePolicy &P) -> llvm::Expected<int64_t> {
-    auto R = sim::simulate(*GP, &P);
-    if (!R)
-      return R.takeError();
-    return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
-  };
-  vm::RunOptions RO;
-  RO.Settings = std::move(Settings);
-  vm::RunResult R = vm::run(M.Program, Env, RO);
-  REQUIRE_MESSAGE(R.Ok, R.Error.Message);
-  auto Pred = sim::simulate(*G, &R.Policy);
-  REQUIRE(static_cast<bool>(Pred));
-  return {Env.BaselineNs, sim::iterationTime(*G, *Pred, G->Iterations[Report]),
-          R.Output};
+  driver::RunMemory Mem;
+  REQUIRE_FALSE(Mem.takeSettings(Settings, M.Program).has_value());
+  graph::Graph G = S.G;
+  driver::Prediction P = driver::predict(S.baseline(), G, M.Program, Settings,
+                                         std::move(Mem), 50'000'000);
+  REQUIRE_MESSAGE(P.R.Ok, P.R.Error.Message);
+  REQUIRE_MESSAGE(P.SimError.empty(), P.SimError);
+  const driver::Outcome &O = P.Out.front();
+  return {O.BaselineSteady, O.Predicted, P.R.Output};
 }
 
 const char *const R50 = "kineto/resnet50_v100_workers0.pt.trace.json.gz";
