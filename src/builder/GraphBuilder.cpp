@@ -294,27 +294,46 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
   trace::RecordedBytes Bytes(T);
-  // A matrix multiply's or a convolution's FLOPs from its input shapes
-  // (and a convolution's stride, padding and the like); each distinct
-  // (name, "Input Dims", "Concrete Inputs") read once.
-  llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t>, int64_t> FlopsOf;
-  auto Flops = [&](EventId E) -> int64_t {
+  // An operator's work from its input shapes: a matrix multiply's or a
+  // convolution's FLOPs (with a convolution's stride, padding and the like)
+  // and any operator's bytes moved; each distinct (name, "Input Dims",
+  // "Concrete Inputs", "Input type") read once.
+  struct Work {
+    int64_t Flops = -1, Moved = -1;
+  };
+  llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work>
+      WorkOf;
+  auto OpWork = [&](EventId E) -> Work {
     const trace::Arg *Dims = T.arg(E, trace::ArgKey::InputDims);
     if (!Dims || !Dims->IsString)
-      return -1;
+      return {};
     const trace::Arg *Concrete = T.arg(E, trace::ArgKey::ConcreteInputs);
     int64_t ConcreteId = Concrete && Concrete->IsString ? Concrete->Value : -1;
+    const trace::Arg *Types = T.arg(E, trace::ArgKey::InputTypes);
+    int64_t TypesId = Types && Types->IsString ? Types->Value : -1;
     auto [It, New] =
-        FlopsOf.try_emplace({T.Name[E], Dims->Value, ConcreteId}, -1);
-    if (New)
-      if (auto Shapes =
-              trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)))) {
-        std::optional<int64_t> F = trace::matmulFlops(T.name(E), *Shapes);
-        if (!F && ConcreteId >= 0)
-          F = trace::convFlops(T.name(E), *Shapes,
-                               T.str(static_cast<StringId>(ConcreteId)));
-        It->second = F.value_or(-1);
-      }
+        WorkOf.try_emplace({T.Name[E], Dims->Value, ConcreteId, TypesId});
+    if (!New)
+      return It->second;
+    auto Shapes =
+        trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
+    if (!Shapes)
+      return {};
+    std::optional<trace::OpWork> W = trace::matmulWork(T.name(E), *Shapes);
+    if (!W && ConcreteId >= 0)
+      W = trace::convWork(T.name(E), *Shapes,
+                          T.str(static_cast<StringId>(ConcreteId)));
+    std::string_view TypesJson =
+        TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "";
+    auto In = trace::tensorInputBytes(
+        T.str(static_cast<StringId>(Dims->Value)), TypesJson);
+    if (W)
+      It->second.Flops = W->Flops;
+    if (In)
+      It->second.Moved =
+          trace::movedBytes(T.name(E), *Shapes, W, *In,
+                            trace::elementSize(TypesJson))
+              .value_or(-1);
     return It->second;
   };
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
@@ -354,8 +373,11 @@ llvm::Error detail::createTasks(BuildContext &C) {
           T.Correlation[E] == trace::NoValue ? -1 : T.Correlation[E];
       G.Event[X] = E;
       G.Bytes[X] = Bytes(E).value_or(-1);
-      if (K == TaskKind::CpuOp)
-        G.Flops[X] = Flops(E);
+      if (K == TaskKind::CpuOp) {
+        Work W = OpWork(E);
+        G.Flops[X] = W.Flops;
+        G.Moved[X] = W.Moved;
+      }
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();
         G.Flags[Stack.back()] |= TF_Container;

@@ -115,6 +115,8 @@ void Graph::reserveTasks(size_t N) {
   prefaultCapacity(Bytes);
   Flops.reserve(N);
   prefaultCapacity(Flops);
+  Moved.reserve(N);
+  prefaultCapacity(Moved);
   Correlation.reserve(N);
   prefaultCapacity(Correlation);
   Event.reserve(N);
@@ -153,6 +155,7 @@ TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
   Flags.push_back(0);
   Bytes.push_back(-1);
   Flops.push_back(-1);
+  Moved.push_back(-1);
   Correlation.push_back(-1);
   Event.push_back(~0u);
   FirstLeaf.push_back(NoTask);

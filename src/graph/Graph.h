@@ -183,6 +183,9 @@ public:
   /// An operator's floating-point operations as its recorded input shapes
   /// give them (trace/Sizes.h: matrix multiplies), or -1.
   std::vector<int64_t> Flops;
+  /// An operator's bytes moved at least (inputs read, outputs written) as
+  /// its recorded shapes give them (trace::movedBytes), or -1.
+  std::vector<int64_t> Moved;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u
   /// Containers: the first and last leaf (in resource order) they enclose,

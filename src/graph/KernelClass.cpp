@@ -243,21 +243,27 @@ KernelClass graph::kernelClassOf(const Graph &G, TaskId T) {
                         G.PhaseOf[T] == Phase::Optimizer);
 }
 
-std::vector<double> graph::taskFlops(const Graph &G) {
+namespace {
+
+/// Per task: an operator's \p Column value where it is known (>= 0), and
+/// for each kernel whose class \p Takes accepts, its share of the innermost
+/// operator around its launch that knows it (by measured time among that
+/// operator's accepted kernels); NaN elsewhere.
+template <typename TakesFn>
+std::vector<double> spreadOverKernels(const Graph &G,
+                                      const std::vector<int64_t> &Column,
+                                      TakesFn Takes) {
   size_t N = G.numTasks();
-  std::vector<double> Flops(N, std::nan(""));
+  std::vector<double> Out(N, std::nan(""));
   llvm::DenseMap<TaskId, std::vector<TaskId>> ByOp;
   for (TaskId T = 0; T < N; ++T) {
-    if (G.Kind[T] == TaskKind::CpuOp && G.Flops[T] >= 0)
-      Flops[T] = static_cast<double>(G.Flops[T]);
-    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask)
+    if (G.Kind[T] == TaskKind::CpuOp && Column[T] >= 0)
+      Out[T] = static_cast<double>(Column[T]);
+    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask ||
+        !Takes(G, T))
       continue;
-    KernelClass KC = kernelClassOf(G, T);
-    if (KC != KernelClass::gemm && KC != KernelClass::conv)
-      continue;
-    // The innermost operator around the launch that knows its FLOPs.
     for (TaskId P = G.Parent[G.Launcher[T]]; P != NoTask; P = G.Parent[P])
-      if (G.Kind[P] == TaskKind::CpuOp && G.Flops[P] >= 0) {
+      if (G.Kind[P] == TaskKind::CpuOp && Column[P] >= 0) {
         ByOp[P].push_back(T);
         break;
       }
@@ -267,14 +273,29 @@ std::vector<double> graph::taskFlops(const Graph &G) {
     for (TaskId K : Kernels)
       Total += static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K]));
     for (TaskId K : Kernels)
-      Flops[K] =
-          static_cast<double>(G.Flops[Op]) *
+      Out[K] =
+          static_cast<double>(Column[Op]) *
           (Total > 0
                ? static_cast<double>(std::max<int64_t>(0, G.MeasuredDur[K])) /
                      Total
                : 1.0 / static_cast<double>(Kernels.size()));
   }
-  return Flops;
+  return Out;
+}
+
+} // namespace
+
+std::vector<double> graph::taskFlops(const Graph &G) {
+  return spreadOverKernels(G, G.Flops, [](const Graph &G, TaskId T) {
+    KernelClass KC = kernelClassOf(G, T);
+    return KC == KernelClass::gemm || KC == KernelClass::conv;
+  });
+}
+
+std::vector<double> graph::taskMovedBytes(const Graph &G) {
+  return spreadOverKernels(G, G.Moved, [](const Graph &G, TaskId T) {
+    return G.Kind[T] == TaskKind::Kernel;
+  });
 }
 
 std::string_view graph::kernelPrecision(std::string_view Kernel) {

@@ -49,6 +49,11 @@ std::string_view kernelPrecision(std::string_view Kernel);
 /// launch (by measured time among that operator's GEMM kernels); NaN when
 /// unknown.
 std::vector<double> taskFlops(const Graph &G);
+/// Per task: an operator's bytes moved from its recorded shapes
+/// (Graph::Moved), and a compute kernel's share of the innermost sized
+/// operator around its launch (by measured time among its kernels); NaN
+/// when unknown.
+std::vector<double> taskMovedBytes(const Graph &G);
 
 } // namespace dd::graph
 

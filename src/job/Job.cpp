@@ -132,6 +132,7 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
     To.Flags[X] = From.Flags[T];
     To.Bytes[X] = From.Bytes[T];
     To.Flops[X] = From.Flops[T];
+    To.Moved[X] = From.Moved[T];
     To.Correlation[X] = From.Correlation[T];
     // Event ids index the rank's own trace, which the job does not keep.
     To.Event[X] = ~0u;

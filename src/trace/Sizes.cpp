@@ -262,11 +262,20 @@ double product(const std::vector<int64_t> &S, size_t From, size_t To) {
   return P;
 }
 
+/// A matrix multiply of Batch x (M x K) by (K x N): its FLOPs and its
+/// product's Batch x M x N elements.
+std::optional<OpWork> work(double Batch, double M, double K, double N) {
+  auto F = mulAdds(Batch, M, K, N);
+  if (!F)
+    return std::nullopt;
+  return OpWork{*F, Batch * M * N};
+}
+
 } // namespace
 
-std::optional<int64_t>
-matmulFlops(std::string_view Op,
-            const std::vector<std::vector<int64_t>> &Shapes) {
+std::optional<OpWork>
+matmulWork(std::string_view Op,
+           const std::vector<std::vector<int64_t>> &Shapes) {
   auto At = [&](size_t I) -> const std::vector<int64_t> * {
     return I < Shapes.size() ? &Shapes[I] : nullptr;
   };
@@ -278,19 +287,19 @@ matmulFlops(std::string_view Op,
   if (Op == "aten::mm" || Op == "aten::addmm") {
     if (A->size() != 2 || B->size() != 2 || (*A)[1] != (*B)[0])
       return std::nullopt;
-    return mulAdds(1, (*A)[0], (*A)[1], (*B)[1]);
+    return work(1, (*A)[0], (*A)[1], (*B)[1]);
   }
   if (Op == "aten::bmm" || Op == "aten::baddbmm") {
     if (A->size() != 3 || B->size() != 3 || (*A)[0] != (*B)[0] ||
         (*A)[2] != (*B)[1])
       return std::nullopt;
-    return mulAdds((*A)[0], (*A)[1], (*A)[2], (*B)[2]);
+    return work((*A)[0], (*A)[1], (*A)[2], (*B)[2]);
   }
   if (Op == "aten::linear") {
     // input [..., K], weight [N, K].
     if (A->empty() || B->size() != 2 || A->back() != (*B)[1])
       return std::nullopt;
-    return mulAdds(product(*A, 0, A->size() - 1), 1, A->back(), (*B)[0]);
+    return work(product(*A, 0, A->size() - 1), 1, A->back(), (*B)[0]);
   }
   if (Op == "aten::matmul") {
     if (A->empty() || B->empty())
@@ -314,9 +323,16 @@ matmulFlops(std::string_view Op,
         return std::nullopt;
       Batch *= double(std::max(DX, DY));
     }
-    return mulAdds(Batch, X[X.size() - 2], K, Y.back());
+    return work(Batch, X[X.size() - 2], K, Y.back());
   }
   return std::nullopt;
+}
+
+std::optional<int64_t>
+matmulFlops(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes) {
+  auto W = matmulWork(Op, Shapes);
+  return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
 }
 
 namespace {
@@ -371,9 +387,9 @@ std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
 
 } // namespace
 
-std::optional<int64_t>
-convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
-          std::string_view ConcreteJson) {
+std::optional<OpWork>
+convWork(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+         std::string_view ConcreteJson) {
   bool Backward = Op == "aten::convolution_backward";
   if (!Backward && Op != "aten::convolution")
     return std::nullopt;
@@ -427,16 +443,71 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
   }
   auto Once = mulAdds(N, K, OutSize,
                       product(Wt, 1, Wt.size())); // (C / groups) x kernel
-  if (!Once || !Backward)
-    return Once;
-  // output_mask: [input gradient, weight gradient, bias gradient].
+  if (!Once)
+    return std::nullopt;
+  if (!Backward)
+    return OpWork{*Once, double(N) * double(K) * OutSize};
+  // output_mask: [input gradient, weight gradient, bias gradient]; each
+  // gradient is the size of what it is the gradient of.
   auto Mask = Ints(10);
   if (!Mask || Mask->size() < 2)
     return std::nullopt;
   int64_t Times = ((*Mask)[0] != 0) + ((*Mask)[1] != 0);
   if (Times > 1 && *Once > INT64_MAX / Times)
     return std::nullopt;
-  return *Once * Times;
+  double Out = ((*Mask)[0] != 0 ? product(In, 0, In.size()) : 0) +
+               ((*Mask)[1] != 0 ? product(Wt, 0, Wt.size()) : 0);
+  return OpWork{*Once * Times, Out};
+}
+
+std::optional<int64_t>
+convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+          std::string_view ConcreteJson) {
+  auto W = convWork(Op, Shapes, ConcreteJson);
+  return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
+}
+
+int64_t elementSize(std::string_view TypesJson) {
+  for (const std::string &T : readTypes(TypesJson))
+    if (auto Size = cppTypeSize(T))
+      return *Size;
+  return 4;
+}
+
+namespace {
+
+/// Operators whose output is small beside their input: a reduction's
+/// output is not counted in the bytes it moves.
+bool isReduction(std::string_view Op) {
+  for (std::string_view R :
+       {"aten::sum", "aten::mean", "aten::amax", "aten::amin", "aten::max",
+        "aten::min", "aten::argmax", "aten::argmin", "aten::norm",
+        "aten::linalg_vector_norm", "aten::var", "aten::std", "aten::prod",
+        "aten::all", "aten::any", "aten::_foreach_norm"})
+    if (Op == R)
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::optional<int64_t>
+movedBytes(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+           std::optional<OpWork> Work, int64_t InputBytes, int64_t ElemSize) {
+  if (InputBytes < 0 || ElemSize <= 0)
+    return std::nullopt;
+  double Out = 0;
+  if (Work) {
+    Out = Work->OutElements;
+  } else if (!isReduction(Op)) {
+    for (const std::vector<int64_t> &S : Shapes)
+      if (!S.empty())
+        Out = std::max(Out, product(S, 0, S.size()));
+  }
+  double Total = double(InputBytes) + Out * double(ElemSize);
+  if (!(Total >= 0 && Total < 9e18))
+    return std::nullopt;
+  return static_cast<int64_t>(Total);
 }
 
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,

@@ -45,6 +45,37 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
 std::optional<std::vector<std::vector<int64_t>>>
 inputShapes(std::string_view DimsJson);
 
+/// What a matrix multiply or a convolution computes: its floating-point
+/// operations (2 per multiply-add) and the elements it writes.
+struct OpWork {
+  int64_t Flops = 0;
+  double OutElements = 0;
+};
+/// matmulFlops's and convFlops's work, with the elements written: a
+/// product's Batch x M x N, a convolution's output, a convolution
+/// backward's input and weight gradients (per output_mask).
+std::optional<OpWork>
+matmulWork(std::string_view Op,
+           const std::vector<std::vector<int64_t>> &Shapes);
+std::optional<OpWork> convWork(std::string_view Op,
+                               const std::vector<std::vector<int64_t>> &Shapes,
+                               std::string_view ConcreteJson);
+
+/// The element size of an operator's first typed input ("Input type",
+/// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
+int64_t elementSize(std::string_view TypesJson);
+
+/// The bytes an operator moves at least: its tensor inputs read
+/// (\p InputBytes, tensorInputBytes) and its outputs written, each of
+/// \p ElemSize bytes (its first input's): a matrix multiply's or a
+/// convolution's as \p Work gives them, a reduction's (sum, mean, max, norm,
+/// ...) not counted, any other operator's as large as its largest input.
+/// None for a negative size or an overflow. Caches and re-reads are not
+/// counted: a lower bound on the traffic.
+std::optional<int64_t>
+movedBytes(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
+           std::optional<OpWork> Work, int64_t InputBytes, int64_t ElemSize);
+
 /// The floating-point operations of a matrix-multiply operator \p Op
 /// (aten::mm, addmm, bmm, baddbmm, matmul, linear), 2 per multiply-add,
 /// from its input shapes; none for other operators or shapes that do not

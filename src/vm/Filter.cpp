@@ -196,6 +196,19 @@ private:
       Nums({}, [&](TaskId T) { return T < F.size() ? F[T] : NaN; });
       return C;
     }
+    case MemberId::Task_bytes_moved: {
+      const std::vector<double> &B = I.movedColumn();
+      Nums(Dim::bytes(), [&](TaskId T) { return T < B.size() ? B[T] : NaN; });
+      return C;
+    }
+    case MemberId::Task_intensity: {
+      const std::vector<double> &F = I.flopsColumn();
+      const std::vector<double> &B = I.movedColumn();
+      Nums({}, [&](TaskId T) {
+        return T < F.size() && T < B.size() && B[T] > 0 ? F[T] / B[T] : NaN;
+      });
+      return C;
+    }
     case MemberId::Task_rank: {
       double R = I.env().Rank < 0 ? NaN : static_cast<double>(I.env().Rank);
       Nums({}, [&](TaskId) { return R; });

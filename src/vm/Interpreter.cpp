@@ -64,6 +64,14 @@ const std::vector<double> &Interpreter::flopsColumn() {
   return Flops;
 }
 
+const std::vector<double> &Interpreter::movedColumn() {
+  if (MovedVersion != GraphVersion || Moved.size() != graph().numTasks()) {
+    Moved = graph::taskMovedBytes(graph());
+    MovedVersion = GraphVersion;
+  }
+  return Moved;
+}
+
 int64_t Interpreter::containerDuration(graph::TaskId T) {
   const sim::SimResult &R = currentReplay();
   if (T >= R.Start.size() || R.Start[T] == graph::NoTime ||

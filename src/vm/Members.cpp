@@ -244,6 +244,29 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     double F = flopsColumn()[Obj.asId()];
     return std::isnan(F) ? Value::none() : Plain(F);
   }
+  case MemberId::Task_bytes_moved: {
+    double B = movedColumn()[Obj.asId()];
+    return std::isnan(B) ? Value::none() : Value::number(B, Dim::bytes());
+  }
+  case MemberId::Task_intensity: {
+    // FLOPs per byte moved: where both are known and bytes are some.
+    double F = flopsColumn()[Obj.asId()], B = movedColumn()[Obj.asId()];
+    return std::isnan(F) || std::isnan(B) || B <= 0 ? Value::none()
+                                                    : Plain(F / B);
+  }
+  case MemberId::Task_achieved_tflops:
+  case MemberId::Task_achieved_bandwidth: {
+    // What the task achieved in its measured time.
+    TaskId T = Obj.asId();
+    bool Tf = *Id == MemberId::Task_achieved_tflops;
+    double W = (Tf ? flopsColumn() : movedColumn())[T];
+    int64_t M = G.MeasuredDur[T];
+    if (std::isnan(W) || M == graph::NoTime || M <= 0)
+      return Value::none();
+    // FLOPs per ns / 1e3 = TFLOP/s; bytes per ns is the bandwidth unit.
+    return Tf ? Plain(W / double(M) / 1e3)
+              : Value::number(W / double(M), Dim::bandwidth());
+  }
   case MemberId::Task_rank:
     return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
   case MemberId::Task_wait:

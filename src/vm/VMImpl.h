@@ -168,8 +168,8 @@ private:
   uint64_t ReplayVersion = ~uint64_t(0);
   std::optional<sim::SimResult> Replay;
 
-  uint64_t FlopsVersion = ~uint64_t(0);
-  std::vector<double> Flops;
+  uint64_t FlopsVersion = ~uint64_t(0), MovedVersion = ~uint64_t(0);
+  std::vector<double> Flops, Moved;
 
 public:
   void graphChanged() { ++GraphVersion; }
@@ -177,6 +177,8 @@ public:
   /// and a GEMM kernel's share of its operator's (by measured time among
   /// the operator's GEMM kernels); NaN when unknown.
   const std::vector<double> &flopsColumn();
+  /// Per task: bytes moved (graph::taskMovedBytes); NaN when unknown.
+  const std::vector<double> &movedColumn();
   const sim::SimResult &currentReplay();
   /// A container's duration: its span in currentReplay() (its measured
   /// time on an unchanged graph); 0 when nothing of it is left.

@@ -3,7 +3,7 @@
 optimization (tests/data/groundtruth, recorded on an H200).
 
 usage: check_groundtruth.py DDSCRIPT GROUNDTRUTH_DIR [--markdown]
-                           [--cross OTHER_GPU_DIR]
+                           [--cross OTHER_GPU_DIR [--roofline]]
 
 For each baseline/variant pair of the manifest that a standard model
 covers, runs `ddscript run MODEL --trace BASELINE` twice, through the same
@@ -27,7 +27,7 @@ other by `stdlib/gpu.dd` (`--set target=`), both ways, and compared with the
 other GPU's measured run: the iteration through `ddscript compare` (trace
 against trace), the profiler-free time through `run --unprofiled`, and the
 sum of GPU work (kernel time, which the hosts do not blur), each beside the
-naive guess "the same time".
+naive guess "the same time". --roofline runs gpu.dd with roofline = true.
 """
 import json
 import os
@@ -61,7 +61,7 @@ def configurations(gt):
                  for c in man["configurations"]}
 
 
-def cross(ddscript, gt, other, markdown):
+def cross(ddscript, gt, other, markdown, extra=()):
     """gpu.dd from each GPU's traces to the other's, against measurement."""
     _, here = configurations(gt)
     _, there = configurations(other)
@@ -77,10 +77,12 @@ def cross(ddscript, gt, other, markdown):
             a = os.path.join(sdir, src["trace"])
             b = os.path.join(ddir, dst["trace"])
             cmp_, _ = run([ddscript, "compare", a, b, "--model", "gpu",
-                           "--set", f"target={target}", "--format", "json"])
+                           "--set", f"target={target}", "--format", "json",
+                           *extra])
             unprof, _ = run([ddscript, "run", "gpu", "--trace", a, "--set",
                              f"target={target}", "--format", "json",
-                             "--unprofiled", f"{src['measured_ms']}ms"])
+                             "--unprofiled", f"{src['measured_ms']}ms",
+                             *extra])
             work = cmp_["breakdown"][0]
             if work["what"] != "GPU work (sum)" or not unprof.get(
                     "predicted_ns") or cmp_.get("error") is None:
@@ -128,7 +130,8 @@ def main(argv):
     ddscript, gt = argv[0], argv[1]
     markdown = "--markdown" in argv[2:]
     if "--cross" in argv[2:]:
-        cross(ddscript, gt, argv[argv.index("--cross") + 1], markdown)
+        extra = ["--set", "roofline=true"] if "--roofline" in argv else []
+        cross(ddscript, gt, argv[argv.index("--cross") + 1], markdown, extra)
         return
     man = json.load(open(os.path.join(gt, "manifest.json")))
     conf = {(c["model"], c["variant"]): c for c in man["configurations"]}

@@ -246,3 +246,64 @@ TEST_CASE("FLOPs of damaged shapes: unknown, never an overflow") {
       flopsOf("aten::matmul", "[[4294967296, 4294967296, 4, 8], [8, 16]]")
           .has_value());
 }
+
+namespace {
+/// movedBytes as the graph builder computes it: the tensor inputs' bytes
+/// from "Input Dims" and "Input type", the outputs from the work.
+std::optional<int64_t> movedOf(std::string_view Op, std::string_view Dims,
+                               std::string_view Types,
+                               std::string_view Concrete = "") {
+  auto Shapes = dd::trace::inputShapes(Dims);
+  REQUIRE(Shapes.has_value());
+  auto In = dd::trace::tensorInputBytes(Dims, Types);
+  REQUIRE(In.has_value());
+  std::optional<dd::trace::OpWork> W = dd::trace::matmulWork(Op, *Shapes);
+  if (!W && !Concrete.empty())
+    W = dd::trace::convWork(Op, *Shapes, Concrete);
+  return dd::trace::movedBytes(Op, *Shapes, W, *In,
+                               dd::trace::elementSize(Types));
+}
+} // namespace
+
+TEST_CASE("bytes moved: inputs read and outputs written, by hand") {
+  // kineto/resnet50_v100_workers0's classifier: bias, input and weight
+  // read, a 32 x 1000 product written, all fp32.
+  CHECK(movedOf("aten::addmm", "[[1000], [32, 2048], [2048, 1000], [], []]",
+                R"(["float", "float", "float", "Scalar", "Scalar"])") ==
+        4LL * (1000 + 32 * 2048 + 2048 * 1000 + 32 * 1000));
+  // astra_sim/megatron_tp8's sequence-parallel GEMM in half precision: the
+  // batch dimensions flatten into the product's rows.
+  CHECK(movedOf("aten::matmul", "[[2048, 4, 4096], [4096, 1536]]",
+                R"(["c10::Half", "c10::Half"])") ==
+        2LL * (2048 * 4 * 4096 + 4096 * 1536 + 2048 * 4 * 1536));
+  // groundtruth/resnet50_baseline's stem: the output is 64 x 64 x 112 x 112.
+  CHECK(movedOf("aten::convolution",
+                "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], "
+                "[]]",
+                "['float', 'float', '', 'ScalarList', 'ScalarList', "
+                "'ScalarList', 'Scalar', 'ScalarList', 'Scalar']",
+                R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])") ==
+        4LL * (64 * 3 * 224 * 224 + 64 * 3 * 7 * 7 + 64 * 64 * 112 * 112));
+  // A backward convolution writes the gradients output_mask asks for: the
+  // input's and the weight's.
+  CHECK(movedOf("aten::convolution_backward",
+                "[[64, 256, 56, 56], [64, 64, 56, 56], [256, 64, 1, 1], [], "
+                "[], [], [], [], [], [], []]",
+                "['float', 'float', 'float', 'ScalarList', 'ScalarList', "
+                "'ScalarList', 'ScalarList', 'Scalar', 'ScalarList', "
+                "'Scalar', 'ScalarList']",
+                R"(["", "", "", "[0]", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])") ==
+        4LL * (64 * 256 * 56 * 56 + 64 * 64 * 56 * 56 + 256 * 64 +
+               64 * 64 * 56 * 56 + 256 * 64));
+  // An elementwise operator writes as much as its largest input; a norm
+  // too (its statistics are small).
+  CHECK(movedOf("aten::add", "[[64, 256, 56, 56], [64, 256, 56, 56], []]",
+                R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])") ==
+        2LL * 3 * 64 * 256 * 56 * 56);
+  CHECK(movedOf("aten::native_layer_norm", "[[8, 512, 768], [], [768], [768], []]",
+                R"(["float", "", "float", "float", "Scalar"])") ==
+        4LL * (2 * 8 * 512 * 768 + 2 * 768));
+  // A reduction's output is not counted.
+  CHECK(movedOf("aten::sum", "[[64, 1000], [], [], []]",
+                R"(["float", "ScalarList", "Scalar", ""])") == 4LL * 64 * 1000);
+}
