@@ -415,6 +415,10 @@ void Interpreter::opMakeRange(const Cursor &) {
   double H = toNumber(Hi, {}, "a range's end");
   if (L != std::floor(L) || H != std::floor(H))
     fail("a range is of integers, got " + show(Lo) + ".." + show(Hi));
+  if (std::fabs(L) > MaxRangeEnd || std::fabs(H) > MaxRangeEnd)
+    fail("a range's ends are integers from -2^53 to 2^53 "
+         "(9,007,199,254,740,992), got " +
+         show(Lo) + ".." + show(Hi));
   push(Value::object(new RangeObj(static_cast<int64_t>(L),
                                   static_cast<int64_t>(H))));
 }
