@@ -1,13 +1,33 @@
-//===- FileIO.h - Reading whole files, gzip-aware ---------------*- C++ -*-===//
+//===- FileIO.h - Reading and writing whole files, gzip-aware ---*- C++ -*-===//
+//
+// The one home of how ddscript opens what it reads and writes what it makes:
+//
+//   - what it reads must be a regular file: a directory, a pipe or a device
+//     (/dev/zero, /dev/stdin from a pipe) is refused at once, without
+//     blocking on a FIFO or reading forever (openRegularFile).
+//
+//===----------------------------------------------------------------------===//
 #ifndef DD_SUPPORT_FILEIO_H
 #define DD_SUPPORT_FILEIO_H
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace dd {
+
+/// Opens \p Path read-only, refusing whatever is not a regular file ("cannot
+/// read: a pipe (FIFO), not a regular file ..."); never blocks on a FIFO.
+/// Returns the descriptor, which the caller closes, and its size in
+/// \p Size.
+llvm::Expected<int> openRegularFile(const std::string &Path, uint64_t &Size);
+
+/// Reads the regular file \p Path whole, refusing one of more than
+/// \p MaxBytes bytes.
+llvm::Expected<std::string> readTextFile(const std::string &Path,
+                                         uint64_t MaxBytes);
 
 /// Reads \p Path completely. A gzip stream (detected by its magic bytes, not
 /// by the file name) is inflated. The returned string has at least

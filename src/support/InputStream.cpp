@@ -2,11 +2,11 @@
 
 #include "support/ContentBuffer.h"
 #include "support/Error.h"
+#include "support/FileIO.h"
 
 #include <zlib.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,19 +37,12 @@ llvm::Expected<std::unique_ptr<InputStream>>
 InputStream::open(const std::string &Path) {
   std::unique_ptr<InputStream> S(new InputStream());
   S->Path = Path;
-  S->Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (S->Fd < 0)
-    return makeError(llvm::Twine("cannot open: ") + std::strerror(errno));
-  struct stat St;
-  if (::fstat(S->Fd, &St) != 0)
-    return makeError(llvm::Twine("cannot read: ") + std::strerror(errno));
-  if (S_ISDIR(St.st_mode))
-    return makeError("cannot read: is a directory");
-  if (S_ISREG(St.st_mode)) {
-    S->SourceSize = static_cast<uint64_t>(St.st_size);
-    // Sequential reads: let the kernel read ahead generously.
-    ::posix_fadvise(S->Fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  }
+  auto Fd = openRegularFile(Path, S->SourceSize);
+  if (!Fd)
+    return Fd.takeError();
+  S->Fd = *Fd;
+  // Sequential reads: let the kernel read ahead generously.
+  ::posix_fadvise(S->Fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   if (auto E = S->start())
     return E;
   return S;

@@ -7,6 +7,8 @@
 // inflating gzip streams (told apart by their magic bytes, not the name) as
 // it goes, from a file or from memory.
 //
+// Only regular files are read (FileIO.h: openRegularFile).
+//
 //===----------------------------------------------------------------------===//
 #ifndef DD_SUPPORT_INPUTSTREAM_H
 #define DD_SUPPORT_INPUTSTREAM_H
@@ -24,7 +26,8 @@ class ContentBuffer;
 
 class InputStream {
 public:
-  /// Opens \p Path for reading. Errors say why ("cannot open: ...").
+  /// Opens \p Path for reading: a regular file. Errors say why ("cannot
+  /// open: ...", "cannot read: a pipe (FIFO), not a regular file ...").
   static llvm::Expected<std::unique_ptr<InputStream>>
   open(const std::string &Path);
   /// Reads \p Data, which must outlive the stream.

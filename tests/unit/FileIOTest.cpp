@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -110,4 +113,41 @@ TEST_CASE("readAt reads a plain file anywhere, and refuses gzip") {
   auto Bad = Z->readAt(0, Buf, 8);
   CHECK_FALSE(static_cast<bool>(Bad));
   llvm::consumeError(Bad.takeError());
+}
+
+namespace {
+/// A fresh, empty directory under the system's temporary one.
+std::filesystem::path scratchDir(const std::string &Name) {
+  auto Dir = std::filesystem::temp_directory_path() /
+             ("ddscript_fileio_" + Name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(Dir);
+  std::filesystem::create_directories(Dir);
+  return Dir;
+}
+} // namespace
+
+TEST_CASE("only regular files are read, within a size limit") {
+  auto Dir = scratchDir("read");
+  auto Dd = [](llvm::Expected<std::string> R) {
+    return R ? std::string("ok: ") + *R : llvm::toString(R.takeError());
+  };
+  CHECK(Dd(dd::readTextFile(Dir.string(), 1 << 20)) ==
+        "cannot read: is a directory");
+  std::string Fifo = (Dir / "pipe").string();
+  REQUIRE(::mkfifo(Fifo.c_str(), 0600) == 0);
+  // No writer: opening must not block.
+  CHECK(Dd(dd::readTextFile(Fifo, 1 << 20))
+            .find("a pipe (FIFO), not a regular file") == 13);
+  CHECK(Dd(dd::readTextFile("/dev/zero", 1 << 20))
+            .find("a character device, not a regular file") !=
+        std::string::npos);
+  auto In = dd::InputStream::open(Fifo);
+  REQUIRE_FALSE(static_cast<bool>(In));
+  llvm::consumeError(In.takeError());
+  std::ofstream(Dir / "m.dd") << std::string(3 << 20, 'x');
+  CHECK(Dd(dd::readTextFile((Dir / "m.dd").string(), 2 << 20)) ==
+        "cannot read: larger than 2 MiB, the limit");
+  CHECK(dd::readTextFile((Dir / "m.dd").string(), 3 << 20)->size() ==
+        (3u << 20));
+  std::filesystem::remove_all(Dir);
 }
