@@ -111,46 +111,9 @@ bool dd::isGzip(std::string_view Data) {
 }
 
 llvm::Expected<std::string> dd::gunzip(std::string_view Data, size_t Padding) {
-  z_stream Z;
-  std::memset(&Z, 0, sizeof(Z));
-  // 16 + MAX_WBITS: expect a gzip header.
-  if (inflateInit2(&Z, 16 + MAX_WBITS) != Z_OK)
-    return makeError("cannot initialise zlib");
-  std::unique_ptr<z_stream, int (*)(z_stream *)> Guard(&Z, inflateEnd);
-
-  std::string Out;
-  // Compressed traces inflate 10-25x; start there and grow geometrically.
-  Out.resize(std::max<size_t>(Data.size() * 8, 1 << 16));
-  Z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(Data.data()));
-  Z.avail_in = static_cast<uInt>(Data.size());
-  size_t Produced = 0;
-  for (;;) {
-    if (Produced == Out.size())
-      Out.resize(Out.size() * 2);
-    Z.next_out = reinterpret_cast<Bytef *>(Out.data() + Produced);
-    size_t Room = Out.size() - Produced;
-    Z.avail_out = static_cast<uInt>(std::min<size_t>(Room, 1u << 30));
-    uInt Before = Z.avail_out;
-    int Rc = inflate(&Z, Z_NO_FLUSH);
-    Produced += Before - Z.avail_out;
-    if (Rc == Z_STREAM_END) {
-      if (Z.avail_in == 0)
-        break;
-      // Another gzip member follows (concatenated .gz files are valid).
-      if (inflateReset(&Z) != Z_OK)
-        return makeError("corrupt gzip stream");
-      continue;
-    }
-    if (Rc == Z_BUF_ERROR && Z.avail_in == 0)
-      return makeError("truncated gzip stream (the file ends before the "
-                       "compressed data does)");
-    if (Rc != Z_OK && Rc != Z_BUF_ERROR)
-      return makeError(llvm::Twine("corrupt gzip stream: ") +
-                       (Z.msg ? Z.msg : "inflate failed"));
-  }
-  Out.resize(Produced);
-  Out.reserve(Produced + Padding);
-  return Out;
+  if (!isGzip(Data))
+    return makeError("not a gzip stream");
+  return InputStream::fromMemory(Data)->readAll(Padding);
 }
 
 llvm::Expected<std::string> dd::readFileMaybeGzip(const std::string &Path,

@@ -39,7 +39,8 @@ llvm::Expected<std::string> readFileMaybeGzip(const std::string &Path,
 /// True when \p Data starts with the gzip magic bytes.
 bool isGzip(std::string_view Data);
 
-/// Inflates a gzip stream (several members are concatenated).
+/// Inflates a gzip stream (several members are concatenated), within the
+/// bound InputStream sets (InputStream.h).
 llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
 
 /// Compresses \p Data into one gzip member.

@@ -24,6 +24,7 @@ struct InputStream::Gzip {
   std::unique_ptr<char[]> In{new char[CompressedChunk]};
   bool RawEnd = false;   ///< the source has no more bytes
   bool Finished = false; ///< the last member ended
+  uint64_t Inflated = 0; ///< content bytes produced, all members
   Gzip() { std::memset(&S, 0, sizeof(S)); }
   ~Gzip() { inflateEnd(&S); }
 };
@@ -189,6 +190,15 @@ llvm::Expected<size_t> InputStream::readContent(char *Dst, size_t Max) {
     uInt Before = G.S.avail_out;
     int Rc = inflate(&G.S, Z_NO_FLUSH);
     size_t Produced = Before - G.S.avail_out;
+    G.Inflated += Produced;
+    uint64_t Bound = std::max(MaxInflateRatio * SourceSize, MinInflateBound);
+    if (G.Inflated > Bound)
+      return makeError(
+          llvm::Twine("the gzip stream inflates to more than ") +
+          llvm::Twine(Bound >> 20) + " MiB, over " +
+          llvm::Twine(MaxInflateRatio) +
+          " times its compressed size (traces inflate at most about 40x): "
+          "a damaged file or a decompression bomb");
     if (Rc == Z_STREAM_END) {
       // Another gzip member may follow (concatenated .gz files are valid).
       if (G.S.avail_in == 0 && !G.RawEnd) {

@@ -3,9 +3,11 @@
 
 usage: make_hostile.py DATA_DIR OUT_DIR
 
-Nothing big is committed: what is large is made here, in well under a
-second.
+Nothing big is committed: the gzip bombs are a few hundred KB of
+concatenated gzip members (one member of 16 MiB of spaces, repeated), made
+here in well under a second.
 """
+import gzip
 import os
 import shutil
 import sys
@@ -13,10 +15,29 @@ import sys
 MIB = 1 << 20
 
 
+def member(data):
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def bomb(path, head, fill, tail, mib):
+    """head, mib MiB of the byte fill, tail: gzip members, concatenated."""
+    chunk = member(fill * (16 * MIB))
+    with open(path, "wb") as f:
+        f.write(member(head))
+        for _ in range(mib // 16):
+            f.write(chunk)
+        f.write(member(tail))
+
+
 def main(data, out):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     j = lambda name: os.path.join(out, name)
+    # Over 64 MiB, at about 1000x: past the inflate bound (InputStream.h).
+    bomb(j("bomb.json.gz"), b'{"traceEvents": [', b" ", b"]}", 96)
+    bomb(j("long_name.json.gz"),
+         b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "', b"a",
+         b'", "ts": 1, "dur": 1, "pid": 0, "tid": 7}]}', 96)
     os.mkfifo(j("pipe"))
     # Over the 16 MiB a model may be (compiler/Compiler.h).
     with open(j("big.dd"), "w") as f:

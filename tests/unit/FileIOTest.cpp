@@ -126,6 +126,23 @@ std::filesystem::path scratchDir(const std::string &Name) {
 }
 } // namespace
 
+TEST_CASE("a gzip stream that inflates past the bound is refused") {
+  // About 1000x: 80 MiB of spaces in 1 MiB members, past MinInflateBound.
+  std::string Member = gzipOf(std::string(1 << 20, ' '));
+  std::string Bomb;
+  for (int I = 0; I < 80; ++I)
+    Bomb += Member;
+  auto Out = dd::gunzip(Bomb, 64);
+  REQUIRE_FALSE(static_cast<bool>(Out));
+  CHECK(llvm::toString(Out.takeError())
+            .find("inflates to more than 64 MiB, over 128 times") !=
+        std::string::npos);
+  // Within the bound, the same members inflate.
+  auto Fine = dd::gunzip(Bomb.substr(0, Member.size() * 8), 64);
+  REQUIRE(static_cast<bool>(Fine));
+  CHECK(Fine->size() == (8u << 20));
+}
+
 TEST_CASE("only regular files are read, within a size limit") {
   auto Dir = scratchDir("read");
   auto Dd = [](llvm::Expected<std::string> R) {
