@@ -10,11 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 using namespace dd;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -35,6 +36,36 @@ const char *fileTypeName(mode_t Mode) {
 
 llvm::Error systemError(const char *What) {
   return makeError(llvm::Twine(What) + ": " + std::strerror(errno));
+}
+
+/// Writes all of \p Data to \p Fd.
+bool writeAll(int Fd, std::string_view Data) {
+  while (!Data.empty()) {
+    ssize_t N =
+        ::write(Fd, Data.data(), std::min<size_t>(Data.size(), 1 << 30));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0) {
+      if (N == 0)
+        errno = EIO;
+      return false;
+    }
+    Data.remove_prefix(static_cast<size_t>(N));
+  }
+  return true;
+}
+
+/// Writes \p Data to the device or FIFO \p Path, as it is.
+llvm::Error writeInPlace(const std::string &Path, std::string_view Data) {
+  int Fd = ::open(Path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return systemError("cannot write");
+  bool Ok = writeAll(Fd, Data);
+  int Errno = errno;
+  if (::close(Fd) != 0 && Ok)
+    return systemError("cannot write");
+  errno = Errno;
+  return Ok ? llvm::Error::success() : systemError("cannot write");
 }
 
 } // namespace
@@ -143,6 +174,51 @@ llvm::Expected<std::string> dd::gzip(std::string_view Data) {
   return Out;
 }
 
+llvm::Error dd::writeFileAtomically(const std::string &Path,
+                                    std::string_view Data) {
+  struct stat St;
+  bool Exists = ::stat(Path.c_str(), &St) == 0;
+  if (Exists && S_ISDIR(St.st_mode))
+    return makeError("cannot write: is a directory");
+  if (Exists && !S_ISREG(St.st_mode))
+    return writeInPlace(Path, Data);
+  // Through a symlink, the file it names is replaced, not the link.
+  fs::path Target = Path;
+  std::error_code Ec;
+  if (fs::is_symlink(fs::symlink_status(Target, Ec))) {
+    fs::path Resolved = fs::weakly_canonical(Target, Ec);
+    if (!Ec)
+      Target = Resolved;
+  }
+  fs::path Dir = Target.parent_path();
+  // Room for the temporary name's additions within a name's 255 bytes.
+  std::string Base = Target.filename().string().substr(0, 200);
+  int Fd = -1;
+  std::string Temp;
+  for (unsigned Try = 0; Fd < 0 && Try < 100; ++Try) {
+    Temp = (Dir / ("." + Base + ".ddscript-" + std::to_string(::getpid()) +
+                   "-" + std::to_string(Try)))
+               .string();
+    Fd = ::open(Temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (Fd < 0 && errno != EEXIST)
+      return systemError("cannot write");
+  }
+  if (Fd < 0)
+    return systemError("cannot write");
+  if (Exists)
+    ::fchmod(Fd, St.st_mode & 07777);
+  bool Written = writeAll(Fd, Data);
+  int Errno = errno;
+  bool Closed = ::close(Fd) == 0;
+  if (!Written)
+    errno = Errno;
+  if (Written && Closed && ::rename(Temp.c_str(), Target.c_str()) == 0)
+    return llvm::Error::success();
+  llvm::Error E = systemError("cannot write");
+  ::unlink(Temp.c_str());
+  return E;
+}
+
 llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
                                               std::string_view Data) {
   std::string Packed;
@@ -153,12 +229,7 @@ llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
     Packed = std::move(*Z);
     Data = Packed;
   }
-  std::unique_ptr<FILE, int (*)(FILE *)> F(std::fopen(Path.c_str(), "wb"),
-                                           std::fclose);
-  if (!F)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
-  if (std::fwrite(Data.data(), 1, Data.size(), F.get()) != Data.size() ||
-      std::fflush(F.get()) != 0)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
+  if (auto E = writeFileAtomically(Path, Data))
+    return E;
   return Data.size();
 }

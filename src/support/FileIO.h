@@ -4,7 +4,11 @@
 //
 //   - what it reads must be a regular file: a directory, a pipe or a device
 //     (/dev/zero, /dev/stdin from a pipe) is refused at once, without
-//     blocking on a FIFO or reading forever (openRegularFile).
+//     blocking on a FIFO or reading forever (openRegularFile);
+//   - what it writes never leaves half a file, nor destroys the old one on a
+//     failure: the content goes to a temporary file beside the target, which
+//     is then renamed over it (writeFileAtomically), so that two runs writing
+//     one file leave one of them whole.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_SUPPORT_FILEIO_H
@@ -46,8 +50,14 @@ llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
 /// Compresses \p Data into one gzip member.
 llvm::Expected<std::string> gzip(std::string_view Data);
 
-/// Writes \p Data to \p Path (replacing it), gzip-compressed when the name
-/// ends in ".gz". Returns the number of bytes written.
+/// Writes \p Data to \p Path: to a temporary file in the same directory,
+/// renamed over \p Path once whole (through a symlink, over the file it
+/// names; keeping an old file's permissions). On any failure \p Path is as
+/// it was. A device or FIFO (/dev/null) is written as it is.
+llvm::Error writeFileAtomically(const std::string &Path, std::string_view Data);
+
+/// Writes \p Data to \p Path as writeFileAtomically does, gzip-compressed
+/// when the name ends in ".gz". Returns the number of bytes written.
 llvm::Expected<size_t> writeFileMaybeGzip(const std::string &Path,
                                           std::string_view Data);
 

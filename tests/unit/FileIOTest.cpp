@@ -5,12 +5,15 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -124,6 +127,18 @@ std::filesystem::path scratchDir(const std::string &Name) {
   std::filesystem::create_directories(Dir);
   return Dir;
 }
+
+std::string slurp(const std::filesystem::path &P) {
+  std::ifstream In(P, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(In), {});
+}
+
+size_t entries(const std::filesystem::path &Dir) {
+  size_t N = 0;
+  for ([[maybe_unused]] auto &E : std::filesystem::directory_iterator(Dir))
+    ++N;
+  return N;
+}
 } // namespace
 
 TEST_CASE("a gzip stream that inflates past the bound is refused") {
@@ -166,5 +181,34 @@ TEST_CASE("only regular files are read, within a size limit") {
         "cannot read: larger than 2 MiB, the limit");
   CHECK(dd::readTextFile((Dir / "m.dd").string(), 3 << 20)->size() ==
         (3u << 20));
+  std::filesystem::remove_all(Dir);
+}
+
+TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
+  auto Dir = scratchDir("write");
+  auto Path = (Dir / "report.html").string();
+  std::ofstream(Path) << "the old report";
+  // Files may not grow past 4 KB: the write fails part way (EFBIG).
+  struct rlimit Old;
+  ::getrlimit(RLIMIT_FSIZE, &Old);
+  struct rlimit Small = Old;
+  Small.rlim_cur = 4096;
+  auto OldSignal = std::signal(SIGXFSZ, SIG_IGN);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &Small) == 0);
+  auto Failed = dd::writeFileMaybeGzip(Path, std::string(1 << 20, 'n'));
+  ::setrlimit(RLIMIT_FSIZE, &Old);
+  std::signal(SIGXFSZ, OldSignal);
+  REQUIRE_FALSE(static_cast<bool>(Failed));
+  CHECK(llvm::toString(Failed.takeError()).find("cannot write: ") == 0);
+  CHECK(slurp(Path) == "the old report");
+  CHECK(entries(Dir) == 1);
+  // A write that succeeds replaces it whole; through a symlink, the file it
+  // names, keeping the link.
+  std::filesystem::create_symlink("report.html", Dir / "link.html");
+  REQUIRE(static_cast<bool>(
+      dd::writeFileMaybeGzip((Dir / "link.html").string(), "new")));
+  CHECK(slurp(Path) == "new");
+  CHECK(std::filesystem::is_symlink(Dir / "link.html"));
+  CHECK(entries(Dir) == 2);
   std::filesystem::remove_all(Dir);
 }
