@@ -233,3 +233,24 @@ llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
     return E;
   return Data.size();
 }
+
+bool dd::sameFile(const std::string &A, const std::string &B) {
+  struct stat SA, SB;
+  bool HasA = ::stat(A.c_str(), &SA) == 0;
+  bool HasB = ::stat(B.c_str(), &SB) == 0;
+  if (HasA || HasB)
+    return HasA && HasB && SA.st_dev == SB.st_dev && SA.st_ino == SB.st_ino;
+  // Neither exists yet (two outputs): compare where they would be made.
+  auto Where = [](const std::string &P) {
+    std::error_code Ec;
+    fs::path C = fs::weakly_canonical(fs::absolute(P, Ec), Ec);
+    return Ec ? fs::path(P).lexically_normal() : C;
+  };
+  return Where(A) == Where(B);
+}
+
+bool dd::isSpecialFile(const std::string &Path) {
+  struct stat St;
+  return ::stat(Path.c_str(), &St) == 0 && !S_ISREG(St.st_mode) &&
+         !S_ISDIR(St.st_mode);
+}

@@ -8,7 +8,9 @@
 //   - what it writes never leaves half a file, nor destroys the old one on a
 //     failure: the content goes to a temporary file beside the target, which
 //     is then renamed over it (writeFileAtomically), so that two runs writing
-//     one file leave one of them whole.
+//     one file leave one of them whole;
+//   - callers refuse an output that is one of their inputs (sameFile: the same
+//     device and inode, through symlinks and hard links).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_SUPPORT_FILEIO_H
@@ -60,6 +62,15 @@ llvm::Error writeFileAtomically(const std::string &Path, std::string_view Data);
 /// when the name ends in ".gz". Returns the number of bytes written.
 llvm::Expected<size_t> writeFileMaybeGzip(const std::string &Path,
                                           std::string_view Data);
+
+/// Whether \p A and \p B name one file: the same device and inode where both
+/// exist (so also through symlinks and hard links), else the same path once
+/// made absolute and its symlinks resolved.
+bool sameFile(const std::string &A, const std::string &B);
+
+/// Whether \p Path exists and is neither a regular file nor a directory (a
+/// device, a FIFO): written in place, never replaced.
+bool isSpecialFile(const std::string &Path);
 
 } // namespace dd
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the hostile inputs of the cli.input.* tests.
+"""Writes the hostile inputs of the cli.input.* and cli.clobber.* tests.
 
 usage: make_hostile.py DATA_DIR OUT_DIR
 
 Nothing big is committed: the gzip bombs are a few hundred KB of
 concatenated gzip members (one member of 16 MiB of spaces, repeated), made
-here in well under a second.
+here in well under a second. The traces and models the clobber tests name
+as outputs are copies, so that a regression overwrites nothing of the
+source tree.
 """
 import gzip
 import os
@@ -39,6 +41,17 @@ def main(data, out):
          b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "', b"a",
          b'", "ts": 1, "dur": 1, "pid": 0, "tid": 7}]}', 96)
     os.mkfifo(j("pipe"))
+    # A trace to replay, and two more names for it.
+    shutil.copy(os.path.join(data, "hta/v100_ns_resolution_rank0.json.gz"),
+                j("trace.json.gz"))
+    os.symlink("trace.json.gz", j("link.json.gz"))
+    os.link(j("trace.json.gz"), j("hard.json.gz"))
+    with open(j("model.dd"), "w") as f:
+        f.write("// does nothing\nprint 1\n")
+    with open(j("lib.dd"), "w") as f:
+        f.write("let x = 1\n")
+    with open(j("uses_lib.dd"), "w") as f:
+        f.write('import "lib.dd" as lib\nprint lib.x\n')
     # Over the 16 MiB a model may be (compiler/Compiler.h).
     with open(j("big.dd"), "w") as f:
         line = "// " + "x" * 60 + "\n"

@@ -212,3 +212,23 @@ TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
   CHECK(entries(Dir) == 2);
   std::filesystem::remove_all(Dir);
 }
+
+TEST_CASE("sameFile sees through symlinks and hard links") {
+  auto Dir = scratchDir("same");
+  auto A = (Dir / "a.json").string();
+  std::ofstream(A) << "{}";
+  std::filesystem::create_symlink("a.json", Dir / "sym.json");
+  std::filesystem::create_hard_link(A, Dir / "hard.json");
+  std::ofstream(Dir / "b.json") << "{}";
+  CHECK(dd::sameFile(A, (Dir / "sym.json").string()));
+  CHECK(dd::sameFile(A, (Dir / "hard.json").string()));
+  CHECK(dd::sameFile(A, (Dir / "." / "a.json").string()));
+  CHECK_FALSE(dd::sameFile(A, (Dir / "b.json").string()));
+  // Neither exists yet: the same place.
+  CHECK(dd::sameFile((Dir / "new.html").string(),
+                     (Dir / ".." / Dir.filename() / "new.html").string()));
+  CHECK_FALSE(dd::sameFile((Dir / "new.html").string(), A));
+  CHECK(dd::isSpecialFile("/dev/null"));
+  CHECK_FALSE(dd::isSpecialFile(A));
+  std::filesystem::remove_all(Dir);
+}
