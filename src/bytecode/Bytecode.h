@@ -195,6 +195,8 @@ struct ParamInfo {
   uint16_t Global;
   Constant Default; ///< when the default is a literal (for `ddscript models`)
   bool LiteralDefault = false;
+  /// The default is the literal true or false: --set takes only those.
+  bool BoolDefault = false;
   SourceRange Range;
 };
 

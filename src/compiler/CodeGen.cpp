@@ -395,6 +395,10 @@ void CodeGen::program() {
       I.LiteralDefault = true;
       I.Default.K = bc::Constant::String;
       I.Default.Str = S->Value;
+    } else if (auto *B = dyn_cast<ast::BoolLit>(Pm->Default)) {
+      I.BoolDefault = true;
+      I.Default.K = bc::Constant::String;
+      I.Default.Str = B->Value ? "true" : "false";
     }
     P.Params.push_back(std::move(I));
   }

@@ -4,10 +4,10 @@
 
 #include "compiler/CodeGen.h"
 #include "sema/Sema.h"
+#include "support/FileIO.h"
 #include "syntax/Parser.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -56,16 +56,23 @@ int Loader::loadFile(const fs::path &Path, const std::string &Name,
     Diags.error(Site, "import cycle: " + Cycle + Name);
     return -1;
   }
-  std::ifstream In(Path);
-  if (!In) {
-    Diags.error(Site, "cannot read '" + Path.string() + "'");
+  // A regular file only: a directory, a FIFO or /dev/zero is refused at
+  // once rather than read as empty or forever.
+  auto Text = readTextFile(Path.string(), MaxModelFileBytes);
+  if (!Text) {
+    std::string Why = llvm::toString(Text.takeError());
+    for (std::string_view Prefix : {"cannot read: ", "cannot open: "})
+      if (std::string_view(Why).substr(0, Prefix.size()) == Prefix)
+        Why.erase(0, Prefix.size());
+    // The root has no import to point at: the driver names the file.
+    Diags.error(Site, Site.valid()
+                          ? "cannot read '" + Path.string() + "': " + Why
+                          : "cannot read: " + Why);
     return -1;
   }
-  std::stringstream SS;
-  SS << In.rdbuf();
   State[Key] = -1;
   Stack.push_back(Name);
-  BufferId B = SM.addBuffer(Path.string(), SS.str());
+  BufferId B = SM.addBuffer(Path.string(), std::move(*Text));
   int Index = loadBuffer(B, Name, Path.parent_path());
   Stack.pop_back();
   State[Key] = Index;

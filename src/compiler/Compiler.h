@@ -11,11 +11,15 @@
 #include "bytecode/Bytecode.h"
 #include "support/Diagnostics.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dd::compiler {
+
+/// The largest .dd file (a model or a module it imports) ddscript reads.
+constexpr uint64_t MaxModelFileBytes = uint64_t(16) << 20;
 
 struct CompileOptions {
   /// Directories searched for "import std.NAME" (NAME.dd), in order.

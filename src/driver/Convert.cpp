@@ -19,6 +19,9 @@ using namespace dd;
 using namespace dd::driver;
 
 int dd::driver::runConvert(const ConvertOptions &O) {
+  if (!checkOutputPaths({{"-o", O.Output}},
+                        {{"the trace being read", O.Input}}))
+    return ExitBadInput;
   auto T = loadTrace(O.Input);
   if (!T) {
     reportError(O.Input, llvm::toString(T.takeError()));

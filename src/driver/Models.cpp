@@ -80,8 +80,13 @@ dd::driver::loadModel(const std::string &Name, SourceManager &SM,
   Opts.StdlibDirs = stdlibDirs();
   DiagEngine Diags;
   auto M = compiler::compileFile(*Path, Opts, SM, Diags);
-  std::string Text = renderDiagnostics(SM, Diags);
-  std::fputs(Text.c_str(), stderr);
+  // An error without a place is about the file itself (it cannot be read).
+  for (const Diagnostic &D : Diags.diagnostics()) {
+    if (D.Range.valid() || D.Level != Severity::Error)
+      std::fputs(renderDiagnostic(SM, D).c_str(), stderr);
+    else
+      reportError(*Path, D.Message);
+  }
   if (!M && !Diags.hasErrors())
     reportError(*Path, "cannot compile the model");
   return M;

@@ -16,6 +16,24 @@ using namespace dd;
 namespace fs = std::filesystem;
 using namespace dd::driver;
 
+bool dd::driver::checkOutputPaths(const TraceOptions &O,
+                                  const SourceManager *Model) {
+  std::vector<NamedPath> Inputs;
+  for (const std::string &P : O.TracePaths)
+    Inputs.push_back({O.TracePaths.size() > 1 ? "a trace being read"
+                                              : "the trace being read",
+                      P});
+  if (O.TracePaths.empty() && !O.TracePath.empty())
+    Inputs.push_back({"the trace being read", O.TracePath});
+  // Buffer 0 is the model, the others the modules it imports.
+  for (BufferId B = 0; Model && B < Model->size(); ++B)
+    Inputs.push_back(
+        {B == 0 ? "the model being read" : "a module the model imports",
+         Model->name(B)});
+  return checkOutputPaths(
+      {{"--timeline", O.TimelinePath}, {"--report", O.ReportPath}}, Inputs);
+}
+
 std::optional<memory::MemoryModel>
 dd::driver::memoryForOutputs(const trace::Trace &T, const graph::Graph &G) {
   bool Device = false;

@@ -5,6 +5,7 @@
 #include "driver/Commands.h"
 #include "memory/MemoryModel.h"
 #include "report/Report.h"
+#include "support/SourceManager.h"
 #include "trace/Trace.h"
 
 #include <optional>
@@ -16,6 +17,11 @@ namespace dd::driver {
 inline bool wantsOutputs(const TraceOptions &O) {
   return !O.TimelinePath.empty() || !O.ReportPath.empty();
 }
+
+/// checkOutputPaths for --timeline and --report: the inputs are the traces
+/// of \p O and, with \p Model, the .dd files read for the model.
+bool checkOutputPaths(const TraceOptions &O,
+                      const SourceManager *Model = nullptr);
 
 /// The memory model of \p G (unchanged, built from \p T), when the trace has
 /// device memory records in the replayed window; else none (the outputs

@@ -166,6 +166,14 @@ int dd::driver::runRecord(const RecordOptions &O) {
     return ExitBadInput;
   }
 
+  // An old -o is deleted before the command runs: never a file the command
+  // names (its script, its data).
+  std::vector<NamedPath> Named;
+  for (const std::string &A : O.Command)
+    Named.push_back({"a file the recorded command names", A});
+  if (!checkOutputPaths({{"-o", O.Output}}, Named))
+    return ExitBadInput;
+
   std::string Looked;
   std::string Collector = findCollector(Looked);
   if (Collector.empty()) {

@@ -271,7 +271,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   SourceManager SM;
   std::string Path;
   auto Model = loadModel(M.Model, SM, &Path);
-  if (!Model)
+  if (!Model || !checkOutputPaths(T, &SM))
     return ExitBadInput;
   std::string Error;
   auto Axes = parseSettingAxes(M.Settings, Error);

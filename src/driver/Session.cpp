@@ -4,6 +4,7 @@
 #include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "support/Error.h"
+#include "support/FileIO.h"
 #include "trace/Numbers.h"
 #include "trace/TraceReader.h"
 
@@ -90,6 +91,36 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
   O.TracePaths = std::move(Out);
   if (!O.TracePaths.empty())
     O.TracePath = O.TracePaths.front();
+  return true;
+}
+
+bool dd::driver::checkOutputPaths(const std::vector<NamedPath> &Outputs,
+                                  const std::vector<NamedPath> &Inputs) {
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    const NamedPath &Out = Outputs[I];
+    if (Out.Path.empty() || isSpecialFile(Out.Path))
+      continue;
+    for (const NamedPath &In : Inputs) {
+      if (!sameFile(Out.Path, In.Path))
+        continue;
+      reportError("ddscript",
+                  fmt::format("{} {} is {}{}: writing there would "
+                              "overwrite it; give another file",
+                              Out.What, Out.Path, In.What,
+                              In.Path == Out.Path
+                                  ? ""
+                                  : " (" + In.Path + ", the same file)"));
+      return false;
+    }
+    for (size_t J = 0; J < I; ++J)
+      if (!Outputs[J].Path.empty() && sameFile(Out.Path, Outputs[J].Path)) {
+        reportError("ddscript",
+                    fmt::format("{} and {} name one file ({}): give each "
+                                "its own",
+                                Outputs[J].What, Out.What, Out.Path));
+        return false;
+      }
+  }
   return true;
 }
 

@@ -27,6 +27,20 @@ void reportError(std::string_view File, std::string_view Message);
 /// Prints "FILE: warning: MESSAGE" on stderr.
 void reportWarning(std::string_view File, std::string_view Message);
 
+/// A file a command reads or writes, and what it is to the command ("the
+/// trace being read"; for outputs, the option: "--report").
+struct NamedPath {
+  std::string What, Path;
+};
+
+/// Refuses, with one error line, an output that is one of \p Inputs or
+/// another output (FileIO.h: sameFile, so also through links): writing it
+/// would destroy what the command reads, or keep only one of two outputs.
+/// Devices such as /dev/null are never refused. Returns whether all may be
+/// written.
+bool checkOutputPaths(const std::vector<NamedPath> &Outputs,
+                      const std::vector<NamedPath> &Inputs);
+
 /// Expands --trace (files, directories of traces, quoted globs) into
 /// O.TracePaths, sorted within each directory or glob, and sets O.TracePath
 /// to the first; false, the error printed, when one names nothing or a

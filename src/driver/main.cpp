@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
+#include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
 #include "support/FileIO.h"
@@ -203,7 +204,7 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"collectives", "trace"}));
   addOutputOptions(ReplayCmd, Replay);
   ReplayCmd->callback([&] {
-    if (!resolveTraces(Replay, "replay", true))
+    if (!resolveTraces(Replay, "replay", true) || !checkOutputPaths(Replay))
       std::exit(ExitBadInput);
     std::exit(Replay.TracePaths.size() > 1 ? runJobReplay(Replay)
                                            : runReplay(Replay));

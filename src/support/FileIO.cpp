@@ -5,12 +5,136 @@
 
 #include <zlib.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 using namespace dd;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// What a file that is not a regular one is, for messages.
+const char *fileTypeName(mode_t Mode) {
+  if (S_ISDIR(Mode))
+    return "a directory";
+  if (S_ISFIFO(Mode))
+    return "a pipe (FIFO)";
+  if (S_ISCHR(Mode))
+    return "a character device";
+  if (S_ISBLK(Mode))
+    return "a block device";
+  if (S_ISSOCK(Mode))
+    return "a socket";
+  return "not a plain file";
+}
+
+llvm::Error systemError(const char *What) {
+  return makeError(llvm::Twine(What) + ": " + std::strerror(errno));
+}
+
+/// Writes all of \p Data to \p Fd.
+bool writeAll(int Fd, std::string_view Data) {
+  while (!Data.empty()) {
+    ssize_t N =
+        ::write(Fd, Data.data(), std::min<size_t>(Data.size(), 1 << 30));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0) {
+      if (N == 0)
+        errno = EIO;
+      return false;
+    }
+    Data.remove_prefix(static_cast<size_t>(N));
+  }
+  return true;
+}
+
+/// Writes \p Data to the device or FIFO \p Path, as it is.
+llvm::Error writeInPlace(const std::string &Path, std::string_view Data) {
+  int Fd = ::open(Path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (Fd < 0)
+    return systemError("cannot write");
+  bool Ok = writeAll(Fd, Data);
+  int Errno = errno;
+  if (::close(Fd) != 0 && Ok)
+    return systemError("cannot write");
+  errno = Errno;
+  return Ok ? llvm::Error::success() : systemError("cannot write");
+}
+
+} // namespace
+
+llvm::Expected<int> dd::openRegularFile(const std::string &Path,
+                                        uint64_t &Size) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  int Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (Fd < 0)
+    return systemError("cannot open");
+  struct stat St;
+  if (::fstat(Fd, &St) != 0) {
+    llvm::Error E = systemError("cannot read");
+    ::close(Fd);
+    return E;
+  }
+  if (!S_ISREG(St.st_mode)) {
+    ::close(Fd);
+    if (S_ISDIR(St.st_mode))
+      return makeError("cannot read: is a directory");
+    return makeError(llvm::Twine("cannot read: ") + fileTypeName(St.st_mode) +
+                     ", not a regular file (ddscript reads files it can "
+                     "size and read again: save the content to a file)");
+  }
+  // Reads of a regular file never block; clear the flag all the same.
+  ::fcntl(Fd, F_SETFL, ::fcntl(Fd, F_GETFL) & ~O_NONBLOCK);
+  Size = static_cast<uint64_t>(St.st_size);
+  return Fd;
+}
+
+llvm::Expected<std::string> dd::readTextFile(const std::string &Path,
+                                             uint64_t MaxBytes) {
+  uint64_t Size = 0;
+  auto Fd = openRegularFile(Path, Size);
+  if (!Fd)
+    return Fd.takeError();
+  auto TooLarge = [&] {
+    return makeError(llvm::Twine("cannot read: larger than ") +
+                     llvm::Twine(MaxBytes >> 20) + " MiB, the limit");
+  };
+  // The file may grow as it is read: read one byte past the limit to tell.
+  std::string Out(static_cast<size_t>(std::min(Size, MaxBytes)) + 1, '\0');
+  size_t Len = 0;
+  int Errno = 0;
+  while (Size <= MaxBytes) {
+    if (Len == Out.size()) {
+      if (Out.size() > MaxBytes)
+        break;
+      Out.resize(std::min<uint64_t>(Out.size() * 2, MaxBytes + 1));
+    }
+    ssize_t N = ::read(*Fd, Out.data() + Len, Out.size() - Len);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0) {
+      Errno = N < 0 ? errno : 0;
+      break;
+    }
+    Len += static_cast<size_t>(N);
+  }
+  ::close(*Fd);
+  if (Size > MaxBytes || Len > MaxBytes)
+    return TooLarge();
+  if (Errno) {
+    errno = Errno;
+    return systemError("cannot read");
+  }
+  Out.resize(Len);
+  return Out;
+}
 
 bool dd::isGzip(std::string_view Data) {
   return Data.size() >= 2 && static_cast<unsigned char>(Data[0]) == 0x1f &&
@@ -18,46 +142,9 @@ bool dd::isGzip(std::string_view Data) {
 }
 
 llvm::Expected<std::string> dd::gunzip(std::string_view Data, size_t Padding) {
-  z_stream Z;
-  std::memset(&Z, 0, sizeof(Z));
-  // 16 + MAX_WBITS: expect a gzip header.
-  if (inflateInit2(&Z, 16 + MAX_WBITS) != Z_OK)
-    return makeError("cannot initialise zlib");
-  std::unique_ptr<z_stream, int (*)(z_stream *)> Guard(&Z, inflateEnd);
-
-  std::string Out;
-  // Compressed traces inflate 10-25x; start there and grow geometrically.
-  Out.resize(std::max<size_t>(Data.size() * 8, 1 << 16));
-  Z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(Data.data()));
-  Z.avail_in = static_cast<uInt>(Data.size());
-  size_t Produced = 0;
-  for (;;) {
-    if (Produced == Out.size())
-      Out.resize(Out.size() * 2);
-    Z.next_out = reinterpret_cast<Bytef *>(Out.data() + Produced);
-    size_t Room = Out.size() - Produced;
-    Z.avail_out = static_cast<uInt>(std::min<size_t>(Room, 1u << 30));
-    uInt Before = Z.avail_out;
-    int Rc = inflate(&Z, Z_NO_FLUSH);
-    Produced += Before - Z.avail_out;
-    if (Rc == Z_STREAM_END) {
-      if (Z.avail_in == 0)
-        break;
-      // Another gzip member follows (concatenated .gz files are valid).
-      if (inflateReset(&Z) != Z_OK)
-        return makeError("corrupt gzip stream");
-      continue;
-    }
-    if (Rc == Z_BUF_ERROR && Z.avail_in == 0)
-      return makeError("truncated gzip stream (the file ends before the "
-                       "compressed data does)");
-    if (Rc != Z_OK && Rc != Z_BUF_ERROR)
-      return makeError(llvm::Twine("corrupt gzip stream: ") +
-                       (Z.msg ? Z.msg : "inflate failed"));
-  }
-  Out.resize(Produced);
-  Out.reserve(Produced + Padding);
-  return Out;
+  if (!isGzip(Data))
+    return makeError("not a gzip stream");
+  return InputStream::fromMemory(Data)->readAll(Padding);
 }
 
 llvm::Expected<std::string> dd::readFileMaybeGzip(const std::string &Path,
@@ -87,6 +174,51 @@ llvm::Expected<std::string> dd::gzip(std::string_view Data) {
   return Out;
 }
 
+llvm::Error dd::writeFileAtomically(const std::string &Path,
+                                    std::string_view Data) {
+  struct stat St;
+  bool Exists = ::stat(Path.c_str(), &St) == 0;
+  if (Exists && S_ISDIR(St.st_mode))
+    return makeError("cannot write: is a directory");
+  if (Exists && !S_ISREG(St.st_mode))
+    return writeInPlace(Path, Data);
+  // Through a symlink, the file it names is replaced, not the link.
+  fs::path Target = Path;
+  std::error_code Ec;
+  if (fs::is_symlink(fs::symlink_status(Target, Ec))) {
+    fs::path Resolved = fs::weakly_canonical(Target, Ec);
+    if (!Ec)
+      Target = Resolved;
+  }
+  fs::path Dir = Target.parent_path();
+  // Room for the temporary name's additions within a name's 255 bytes.
+  std::string Base = Target.filename().string().substr(0, 200);
+  int Fd = -1;
+  std::string Temp;
+  for (unsigned Try = 0; Fd < 0 && Try < 100; ++Try) {
+    Temp = (Dir / ("." + Base + ".ddscript-" + std::to_string(::getpid()) +
+                   "-" + std::to_string(Try)))
+               .string();
+    Fd = ::open(Temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (Fd < 0 && errno != EEXIST)
+      return systemError("cannot write");
+  }
+  if (Fd < 0)
+    return systemError("cannot write");
+  if (Exists)
+    ::fchmod(Fd, St.st_mode & 07777);
+  bool Written = writeAll(Fd, Data);
+  int Errno = errno;
+  bool Closed = ::close(Fd) == 0;
+  if (!Written)
+    errno = Errno;
+  if (Written && Closed && ::rename(Temp.c_str(), Target.c_str()) == 0)
+    return llvm::Error::success();
+  llvm::Error E = systemError("cannot write");
+  ::unlink(Temp.c_str());
+  return E;
+}
+
 llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
                                               std::string_view Data) {
   std::string Packed;
@@ -97,12 +229,28 @@ llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
     Packed = std::move(*Z);
     Data = Packed;
   }
-  std::unique_ptr<FILE, int (*)(FILE *)> F(std::fopen(Path.c_str(), "wb"),
-                                           std::fclose);
-  if (!F)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
-  if (std::fwrite(Data.data(), 1, Data.size(), F.get()) != Data.size() ||
-      std::fflush(F.get()) != 0)
-    return makeError(llvm::Twine("cannot write: ") + std::strerror(errno));
+  if (auto E = writeFileAtomically(Path, Data))
+    return E;
   return Data.size();
+}
+
+bool dd::sameFile(const std::string &A, const std::string &B) {
+  struct stat SA, SB;
+  bool HasA = ::stat(A.c_str(), &SA) == 0;
+  bool HasB = ::stat(B.c_str(), &SB) == 0;
+  if (HasA || HasB)
+    return HasA && HasB && SA.st_dev == SB.st_dev && SA.st_ino == SB.st_ino;
+  // Neither exists yet (two outputs): compare where they would be made.
+  auto Where = [](const std::string &P) {
+    std::error_code Ec;
+    fs::path C = fs::weakly_canonical(fs::absolute(P, Ec), Ec);
+    return Ec ? fs::path(P).lexically_normal() : C;
+  };
+  return Where(A) == Where(B);
+}
+
+bool dd::isSpecialFile(const std::string &Path) {
+  struct stat St;
+  return ::stat(Path.c_str(), &St) == 0 && !S_ISREG(St.st_mode) &&
+         !S_ISDIR(St.st_mode);
 }

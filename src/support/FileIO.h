@@ -1,13 +1,39 @@
-//===- FileIO.h - Reading whole files, gzip-aware ---------------*- C++ -*-===//
+//===- FileIO.h - Reading and writing whole files, gzip-aware ---*- C++ -*-===//
+//
+// The one home of how ddscript opens what it reads and writes what it makes:
+//
+//   - what it reads must be a regular file: a directory, a pipe or a device
+//     (/dev/zero, /dev/stdin from a pipe) is refused at once, without
+//     blocking on a FIFO or reading forever (openRegularFile);
+//   - what it writes never leaves half a file, nor destroys the old one on a
+//     failure: the content goes to a temporary file beside the target, which
+//     is then renamed over it (writeFileAtomically), so that two runs writing
+//     one file leave one of them whole;
+//   - callers refuse an output that is one of their inputs (sameFile: the same
+//     device and inode, through symlinks and hard links).
+//
+//===----------------------------------------------------------------------===//
 #ifndef DD_SUPPORT_FILEIO_H
 #define DD_SUPPORT_FILEIO_H
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace dd {
+
+/// Opens \p Path read-only, refusing whatever is not a regular file ("cannot
+/// read: a pipe (FIFO), not a regular file ..."); never blocks on a FIFO.
+/// Returns the descriptor, which the caller closes, and its size in
+/// \p Size.
+llvm::Expected<int> openRegularFile(const std::string &Path, uint64_t &Size);
+
+/// Reads the regular file \p Path whole, refusing one of more than
+/// \p MaxBytes bytes.
+llvm::Expected<std::string> readTextFile(const std::string &Path,
+                                         uint64_t MaxBytes);
 
 /// Reads \p Path completely. A gzip stream (detected by its magic bytes, not
 /// by the file name) is inflated. The returned string has at least
@@ -19,16 +45,32 @@ llvm::Expected<std::string> readFileMaybeGzip(const std::string &Path,
 /// True when \p Data starts with the gzip magic bytes.
 bool isGzip(std::string_view Data);
 
-/// Inflates a gzip stream (several members are concatenated).
+/// Inflates a gzip stream (several members are concatenated), within the
+/// bound InputStream sets (InputStream.h).
 llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
 
 /// Compresses \p Data into one gzip member.
 llvm::Expected<std::string> gzip(std::string_view Data);
 
-/// Writes \p Data to \p Path (replacing it), gzip-compressed when the name
-/// ends in ".gz". Returns the number of bytes written.
+/// Writes \p Data to \p Path: to a temporary file in the same directory,
+/// renamed over \p Path once whole (through a symlink, over the file it
+/// names; keeping an old file's permissions). On any failure \p Path is as
+/// it was. A device or FIFO (/dev/null) is written as it is.
+llvm::Error writeFileAtomically(const std::string &Path, std::string_view Data);
+
+/// Writes \p Data to \p Path as writeFileAtomically does, gzip-compressed
+/// when the name ends in ".gz". Returns the number of bytes written.
 llvm::Expected<size_t> writeFileMaybeGzip(const std::string &Path,
                                           std::string_view Data);
+
+/// Whether \p A and \p B name one file: the same device and inode where both
+/// exist (so also through symlinks and hard links), else the same path once
+/// made absolute and its symlinks resolved.
+bool sameFile(const std::string &A, const std::string &B);
+
+/// Whether \p Path exists and is neither a regular file nor a directory (a
+/// device, a FIFO): written in place, never replaced.
+bool isSpecialFile(const std::string &Path);
 
 } // namespace dd
 

@@ -2,11 +2,11 @@
 
 #include "support/ContentBuffer.h"
 #include "support/Error.h"
+#include "support/FileIO.h"
 
 #include <zlib.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +24,7 @@ struct InputStream::Gzip {
   std::unique_ptr<char[]> In{new char[CompressedChunk]};
   bool RawEnd = false;   ///< the source has no more bytes
   bool Finished = false; ///< the last member ended
+  uint64_t Inflated = 0; ///< content bytes produced, all members
   Gzip() { std::memset(&S, 0, sizeof(S)); }
   ~Gzip() { inflateEnd(&S); }
 };
@@ -37,19 +38,12 @@ llvm::Expected<std::unique_ptr<InputStream>>
 InputStream::open(const std::string &Path) {
   std::unique_ptr<InputStream> S(new InputStream());
   S->Path = Path;
-  S->Fd = ::open(Path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (S->Fd < 0)
-    return makeError(llvm::Twine("cannot open: ") + std::strerror(errno));
-  struct stat St;
-  if (::fstat(S->Fd, &St) != 0)
-    return makeError(llvm::Twine("cannot read: ") + std::strerror(errno));
-  if (S_ISDIR(St.st_mode))
-    return makeError("cannot read: is a directory");
-  if (S_ISREG(St.st_mode)) {
-    S->SourceSize = static_cast<uint64_t>(St.st_size);
-    // Sequential reads: let the kernel read ahead generously.
-    ::posix_fadvise(S->Fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  }
+  auto Fd = openRegularFile(Path, S->SourceSize);
+  if (!Fd)
+    return Fd.takeError();
+  S->Fd = *Fd;
+  // Sequential reads: let the kernel read ahead generously.
+  ::posix_fadvise(S->Fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   if (auto E = S->start())
     return E;
   return S;
@@ -196,6 +190,15 @@ llvm::Expected<size_t> InputStream::readContent(char *Dst, size_t Max) {
     uInt Before = G.S.avail_out;
     int Rc = inflate(&G.S, Z_NO_FLUSH);
     size_t Produced = Before - G.S.avail_out;
+    G.Inflated += Produced;
+    uint64_t Bound = std::max(MaxInflateRatio * SourceSize, MinInflateBound);
+    if (G.Inflated > Bound)
+      return makeError(
+          llvm::Twine("the gzip stream inflates to more than ") +
+          llvm::Twine(Bound >> 20) + " MiB, over " +
+          llvm::Twine(MaxInflateRatio) +
+          " times its compressed size (traces inflate at most about 40x): "
+          "a damaged file or a decompression bomb");
     if (Rc == Z_STREAM_END) {
       // Another gzip member may follow (concatenated .gz files are valid).
       if (G.S.avail_in == 0 && !G.RawEnd) {

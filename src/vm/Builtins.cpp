@@ -140,6 +140,9 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     }
     if (A != std::floor(A) || B != std::floor(B))
       fail("range takes integers");
+    // Past 2^53, X + 1 can be X: the loop below would never end.
+    if (std::fabs(A) > MaxRangeEnd || std::fabs(B) > MaxRangeEnd)
+      fail("range takes integers from -2^53 to 2^53 (9,007,199,254,740,992)");
     std::vector<Value> Out;
     if (B - A > double(MaxListItems))
       fail("range of over 10 million numbers");

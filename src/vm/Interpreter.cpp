@@ -192,6 +192,13 @@ std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
       return Error("cannot read --set " + Set.Name + "=" + Set.Text +
                    " (give a number with an optional unit (" + knownUnits() +
                    "), true, false, or text)");
+    // A boolean takes true or false, not any text ("no" would be true).
+    if (Param->BoolDefault && !V->is(VKind::Bool))
+      return Error(fmt::format("--set {}={}: the parameter is true or false "
+                               "(default {}), the value given is {}",
+                               Set.Name, Set.Text, Param->Default.Str,
+                               describeValue(*V)),
+                   Param->Range);
     // A literal number's kind is known before the run (the VM checks the
     // others when the parameter's declaration runs).
     if (Param->LiteralDefault && Param->Default.K == bc::Constant::Number &&
@@ -416,6 +423,10 @@ void Interpreter::opMakeRange(const Cursor &) {
   double H = toNumber(Hi, {}, "a range's end");
   if (L != std::floor(L) || H != std::floor(H))
     fail("a range is of integers, got " + show(Lo) + ".." + show(Hi));
+  if (std::fabs(L) > MaxRangeEnd || std::fabs(H) > MaxRangeEnd)
+    fail("a range's ends are integers from -2^53 to 2^53 "
+         "(9,007,199,254,740,992), got " +
+         show(Lo) + ".." + show(Hi));
   push(Value::object(new RangeObj(static_cast<int64_t>(L),
                                   static_cast<int64_t>(H))));
 }
@@ -611,12 +622,15 @@ void Interpreter::opParam(const Cursor &C) {
     Globals[P.Params[I].Global] = std::move(Default);
     return;
   }
-  if (Default.is(VKind::Number) &&
-      (!Over.is(VKind::Number) || Over.unit() != Default.unit()))
+  if ((Default.is(VKind::Number) &&
+       (!Over.is(VKind::Number) || Over.unit() != Default.unit())) ||
+      (Default.is(VKind::Bool) && !Over.is(VKind::Bool)))
     fail(fmt::format("--set {}: the parameter is {} (default {}), the value "
                      "given is {}",
-                     P.Params[I].Name, describeValue(Default), show(Default),
-                     describeValue(Over)));
+                     P.Params[I].Name,
+                     Default.is(VKind::Bool) ? "true or false"
+                                             : describeValue(Default),
+                     show(Default), describeValue(Over)));
   Globals[P.Params[I].Global] = Over;
 }
 void Interpreter::opChannel(const Cursor &C) {

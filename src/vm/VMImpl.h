@@ -54,6 +54,9 @@ public:
   /// written to make it: all of it for a copy, the tail for an append.
   static constexpr size_t MaxListItems = 10'000'000;
   static constexpr size_t MaxStringBytes = size_t(64) << 20;
+  /// A range's ends (`a..b`, range(a, b)) are integers a number holds
+  /// exactly, so that its size fits in 64 bits and counting never stalls.
+  static constexpr double MaxRangeEnd = 9007199254740992.0; // 2^53
   void chargeList(size_t Items) { chargeList(Items, Items); }
   void chargeList(size_t Items, size_t Made);
   void chargeString(size_t Bytes) { chargeString(Bytes, Bytes); }

@@ -11,6 +11,7 @@ usage: check.py [checks] -- COMMAND ARGS...
   --json-lines KEYS   every stdout line is a JSON object with these keys
   --json KEYS         stdout is one JSON object with these keys
   --deterministic     a second run prints byte-identical stdout
+  --stdin FILE        the command's stdin is a pipe carrying FILE's bytes
 """
 import json
 import re
@@ -28,7 +29,7 @@ def main(argv):
     opts, cmd = argv[:sep], argv[sep + 1:]
     rc, outs, errs, nouts = 0, [], [], []
     one_error = deterministic = False
-    json_lines = json_obj = None
+    json_lines = json_obj = stdin = None
     i = 0
     while i < len(opts):
         o = opts[i]
@@ -46,13 +47,21 @@ def main(argv):
             json_lines = opts[i + 1].split(","); i += 2
         elif o == "--json":
             json_obj = opts[i + 1].split(","); i += 2
+        elif o == "--stdin":
+            with open(opts[i + 1], "rb") as f:
+                stdin = f.read()
+            i += 2
         elif o == "--deterministic":
             deterministic = True; i += 1
         else:
             sys.exit(f"check.py: unknown option {o}")
 
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    out, err = p.stdout, p.stderr
+    if stdin is None:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        out, err = p.stdout, p.stderr
+    else:
+        p = subprocess.run(cmd, capture_output=True, timeout=300, input=stdin)
+        out, err = p.stdout.decode(), p.stderr.decode()
     if p.returncode != rc:
         fail(f"exit status {p.returncode}, expected {rc}", out, err)
     for r in outs:

@@ -5,9 +5,15 @@
 #include <doctest/doctest.h>
 #include <zlib.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -110,4 +116,119 @@ TEST_CASE("readAt reads a plain file anywhere, and refuses gzip") {
   auto Bad = Z->readAt(0, Buf, 8);
   CHECK_FALSE(static_cast<bool>(Bad));
   llvm::consumeError(Bad.takeError());
+}
+
+namespace {
+/// A fresh, empty directory under the system's temporary one.
+std::filesystem::path scratchDir(const std::string &Name) {
+  auto Dir = std::filesystem::temp_directory_path() /
+             ("ddscript_fileio_" + Name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(Dir);
+  std::filesystem::create_directories(Dir);
+  return Dir;
+}
+
+std::string slurp(const std::filesystem::path &P) {
+  std::ifstream In(P, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(In), {});
+}
+
+size_t entries(const std::filesystem::path &Dir) {
+  size_t N = 0;
+  for ([[maybe_unused]] auto &E : std::filesystem::directory_iterator(Dir))
+    ++N;
+  return N;
+}
+} // namespace
+
+TEST_CASE("a gzip stream that inflates past the bound is refused") {
+  // About 1000x: 80 MiB of spaces in 1 MiB members, past MinInflateBound.
+  std::string Member = gzipOf(std::string(1 << 20, ' '));
+  std::string Bomb;
+  for (int I = 0; I < 80; ++I)
+    Bomb += Member;
+  auto Out = dd::gunzip(Bomb, 64);
+  REQUIRE_FALSE(static_cast<bool>(Out));
+  CHECK(llvm::toString(Out.takeError())
+            .find("inflates to more than 64 MiB, over 128 times") !=
+        std::string::npos);
+  // Within the bound, the same members inflate.
+  auto Fine = dd::gunzip(Bomb.substr(0, Member.size() * 8), 64);
+  REQUIRE(static_cast<bool>(Fine));
+  CHECK(Fine->size() == (8u << 20));
+}
+
+TEST_CASE("only regular files are read, within a size limit") {
+  auto Dir = scratchDir("read");
+  auto Dd = [](llvm::Expected<std::string> R) {
+    return R ? std::string("ok: ") + *R : llvm::toString(R.takeError());
+  };
+  CHECK(Dd(dd::readTextFile(Dir.string(), 1 << 20)) ==
+        "cannot read: is a directory");
+  std::string Fifo = (Dir / "pipe").string();
+  REQUIRE(::mkfifo(Fifo.c_str(), 0600) == 0);
+  // No writer: opening must not block.
+  CHECK(Dd(dd::readTextFile(Fifo, 1 << 20))
+            .find("a pipe (FIFO), not a regular file") == 13);
+  CHECK(Dd(dd::readTextFile("/dev/zero", 1 << 20))
+            .find("a character device, not a regular file") !=
+        std::string::npos);
+  auto In = dd::InputStream::open(Fifo);
+  REQUIRE_FALSE(static_cast<bool>(In));
+  llvm::consumeError(In.takeError());
+  std::ofstream(Dir / "m.dd") << std::string(3 << 20, 'x');
+  CHECK(Dd(dd::readTextFile((Dir / "m.dd").string(), 2 << 20)) ==
+        "cannot read: larger than 2 MiB, the limit");
+  CHECK(dd::readTextFile((Dir / "m.dd").string(), 3 << 20)->size() ==
+        (3u << 20));
+  std::filesystem::remove_all(Dir);
+}
+
+TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
+  auto Dir = scratchDir("write");
+  auto Path = (Dir / "report.html").string();
+  std::ofstream(Path) << "the old report";
+  // Files may not grow past 4 KB: the write fails part way (EFBIG).
+  struct rlimit Old;
+  ::getrlimit(RLIMIT_FSIZE, &Old);
+  struct rlimit Small = Old;
+  Small.rlim_cur = 4096;
+  auto OldSignal = std::signal(SIGXFSZ, SIG_IGN);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &Small) == 0);
+  auto Failed = dd::writeFileMaybeGzip(Path, std::string(1 << 20, 'n'));
+  ::setrlimit(RLIMIT_FSIZE, &Old);
+  std::signal(SIGXFSZ, OldSignal);
+  REQUIRE_FALSE(static_cast<bool>(Failed));
+  CHECK(llvm::toString(Failed.takeError()).find("cannot write: ") == 0);
+  CHECK(slurp(Path) == "the old report");
+  CHECK(entries(Dir) == 1);
+  // A write that succeeds replaces it whole; through a symlink, the file it
+  // names, keeping the link.
+  std::filesystem::create_symlink("report.html", Dir / "link.html");
+  REQUIRE(static_cast<bool>(
+      dd::writeFileMaybeGzip((Dir / "link.html").string(), "new")));
+  CHECK(slurp(Path) == "new");
+  CHECK(std::filesystem::is_symlink(Dir / "link.html"));
+  CHECK(entries(Dir) == 2);
+  std::filesystem::remove_all(Dir);
+}
+
+TEST_CASE("sameFile sees through symlinks and hard links") {
+  auto Dir = scratchDir("same");
+  auto A = (Dir / "a.json").string();
+  std::ofstream(A) << "{}";
+  std::filesystem::create_symlink("a.json", Dir / "sym.json");
+  std::filesystem::create_hard_link(A, Dir / "hard.json");
+  std::ofstream(Dir / "b.json") << "{}";
+  CHECK(dd::sameFile(A, (Dir / "sym.json").string()));
+  CHECK(dd::sameFile(A, (Dir / "hard.json").string()));
+  CHECK(dd::sameFile(A, (Dir / "." / "a.json").string()));
+  CHECK_FALSE(dd::sameFile(A, (Dir / "b.json").string()));
+  // Neither exists yet: the same place.
+  CHECK(dd::sameFile((Dir / "new.html").string(),
+                     (Dir / ".." / Dir.filename() / "new.html").string()));
+  CHECK_FALSE(dd::sameFile((Dir / "new.html").string(), A));
+  CHECK(dd::isSpecialFile("/dev/null"));
+  CHECK_FALSE(dd::isSpecialFile(A));
+  std::filesystem::remove_all(Dir);
 }

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Writes the hostile inputs of the cli.input.* and cli.clobber.* tests.
+
+usage: make_hostile.py DATA_DIR OUT_DIR
+
+Nothing big is committed: the gzip bombs are a few hundred KB of
+concatenated gzip members (one member of 16 MiB of spaces, repeated), made
+here in well under a second. The traces and models the clobber tests name
+as outputs are copies, so that a regression overwrites nothing of the
+source tree.
+"""
+import gzip
+import os
+import shutil
+import sys
+
+MIB = 1 << 20
+
+
+def member(data):
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def bomb(path, head, fill, tail, mib):
+    """head, mib MiB of the byte fill, tail: gzip members, concatenated."""
+    chunk = member(fill * (16 * MIB))
+    with open(path, "wb") as f:
+        f.write(member(head))
+        for _ in range(mib // 16):
+            f.write(chunk)
+        f.write(member(tail))
+
+
+def main(data, out):
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    j = lambda name: os.path.join(out, name)
+    # Over 64 MiB, at about 1000x: past the inflate bound (InputStream.h).
+    bomb(j("bomb.json.gz"), b'{"traceEvents": [', b" ", b"]}", 96)
+    bomb(j("long_name.json.gz"),
+         b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "', b"a",
+         b'", "ts": 1, "dur": 1, "pid": 0, "tid": 7}]}', 96)
+    os.mkfifo(j("pipe"))
+    # A trace to replay, and two more names for it.
+    shutil.copy(os.path.join(data, "hta/v100_ns_resolution_rank0.json.gz"),
+                j("trace.json.gz"))
+    os.symlink("trace.json.gz", j("link.json.gz"))
+    os.link(j("trace.json.gz"), j("hard.json.gz"))
+    with open(j("model.dd"), "w") as f:
+        f.write("// does nothing\nprint 1\n")
+    with open(j("lib.dd"), "w") as f:
+        f.write("let x = 1\n")
+    with open(j("uses_lib.dd"), "w") as f:
+        f.write('import "lib.dd" as lib\nprint lib.x\n')
+    # Over the 16 MiB a model may be (compiler/Compiler.h).
+    with open(j("big.dd"), "w") as f:
+        line = "// " + "x" * 60 + "\n"
+        f.write(line * (17 * MIB // len(line) + 1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
