@@ -258,7 +258,8 @@ int main(int argc, char **argv) {
                      "profiler's CPU overhead taken out, as run's");
   addReportOption(OppCmd, OppTrace, "the ranked what-ifs, with the replay's ");
   OppCmd->callback([&] {
-    std::exit(resolveTraces(OppTrace, "opportunities", false)
+    std::exit(resolveTraces(OppTrace, "opportunities", false) &&
+                      checkOutputPaths(OppTrace)
                   ? runOpportunities(Opp, OppTrace)
                   : ExitBadInput);
   });
@@ -289,7 +290,13 @@ int main(int argc, char **argv) {
       ->transform(formatName());
   addReportOption(CmpCmd, CmpTrace,
                   "the two traces side by side, with BEFORE's ");
-  CmpCmd->callback([&] { std::exit(runCompare(Cmp, CmpTrace)); });
+  CmpCmd->callback([&] {
+    // --report must not be either trace.
+    TraceOptions Read = CmpTrace;
+    Read.TracePaths = {Cmp.Before, Cmp.After};
+    std::exit(checkOutputPaths(Read) ? runCompare(Cmp, CmpTrace)
+                                     : ExitBadInput);
+  });
 
   std::vector<std::string> CheckModels;
   CLI::App *CheckCmd = App.add_subcommand(
