@@ -336,6 +336,10 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     }
   LoadedRanks Out;
   Out.RanksFromTraces = FromTraces;
+  if (std::all_of(Ranks.begin(), Ranks.end(), [&](const Loaded &L) {
+        return L.WorldSize > 0 && L.WorldSize == Ranks[0].WorldSize;
+      }))
+    Out.WorldSize = Ranks[0].WorldSize;
   Out.Iteration = Choice;
   if (O.Iteration.empty() && !Choice.empty())
     Out.DefaultFrom = Ranks[0].Path;

@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace dd;
@@ -293,7 +294,9 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         Env.Device = L->Devices.at(RG.Rank);
         Env.Device.MemBandwidth = vm::estimateMemBandwidth(RG.G);
         Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(RG.G);
-        Env.WorldSize = static_cast<int64_t>(N);
+        // The job's size: as its traces record it when they do (some of
+        // its ranks may be all that was given), else the ranks given.
+        Env.WorldSize = std::max(L->WorldSize, static_cast<int64_t>(N));
         Env.Rank = RG.Rank;
         Env.JobRanks = JobRanks;
         Env.CommWait = &P->Wait[I];

@@ -85,6 +85,9 @@ struct LoadedRanks {
   std::vector<job::RankGraph> Graphs; ///< in the order given
   bool RanksFromTraces = false; ///< from distributedInfo, else the order given
   std::map<int32_t, vm::DeviceFacts> Devices; ///< by rank
+  /// The job's world size as every trace's distributedInfo says it (a job
+  /// may be given some of its ranks); -1 when they do not all say one.
+  int64_t WorldSize = -1;
   /// The iteration to report: --iteration, or by default the steady-state
   /// one of the first trace (DefaultFrom), which every other rank read
   /// focused; "" when there is none (a trace without iterations).
