@@ -46,6 +46,11 @@ def run(ddscript, args, rc=0):
 
 def predict(ddscript, model, traces, sets=()):
     args = ["run", model, "--trace", *traces, "--format", "json"]
+    # On one rank's trace ddp models its all-reduces unless told to reuse
+    # them (existing=auto); the checks of reuse say so.
+    if model == "ddp" and len(traces) == 1 and not any(
+            s.startswith(("existing=", "remove_existing=")) for s in sets):
+        sets = [*sets, "existing=reuse"]
     for s in sets:
         args += ["--set", s]
     p = run(ddscript, args)
