@@ -80,8 +80,7 @@ dd::driver::loadModel(const std::string &Name, SourceManager &SM,
   Opts.StdlibDirs = stdlibDirs();
   DiagEngine Diags;
   auto M = compiler::compileFile(*Path, Opts, SM, Diags);
-  std::string Text = renderDiagnostics(SM, Diags);
-  std::fputs(Text.c_str(), stderr);
+  reportDiagnostics(SM, Diags);
   if (!M && !Diags.hasErrors())
     reportError(*Path, "cannot compile the model");
   return M;
@@ -169,7 +168,7 @@ int dd::driver::runModels(OutputFormat Format) {
       W.value(D);
     W.endArray().endObject();
     S += '\n';
-    std::fputs(S.c_str(), stdout);
+    writeOut(S);
     return Failed ? ExitBadInput : ExitOk;
   }
   std::string S;
@@ -199,6 +198,6 @@ int dd::driver::runModels(OutputFormat Format) {
        "from the first of:\n";
   for (const std::string &D : stdlibDirs())
     S += "  " + D + "\n";
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
   return Failed ? ExitBadInput : ExitOk;
 }

@@ -118,7 +118,7 @@ void printText(const std::string &ModelPath,
                            formatDuration(C.MovedByPhase[P]));
   if (!Moved.empty())
     S += "           task time by phase (all iterations): " + Moved + "\n";
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 void printJson(const std::string &ModelPath, const std::string &Trace,
@@ -181,7 +181,7 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("steps", R.Steps);
   W.endObject();
   S += '\n';
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 } // namespace
@@ -215,10 +215,10 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
         predict(B, G, Model.Program, Settings, std::move(Mem), M.MaxSteps);
     if (!P.ok()) {
       Bar.done();
-      std::fputs(P.R.Output.c_str(), stderr);
+      writeErr(P.R.Output);
       reportError(Path, "in the sweep's run with " + Label + ":");
       if (!P.R.Ok)
-        std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+        reportDiagnostic(SM, P.R.Error);
       else
         reportError(Path, P.SimError);
       return ExitBadInput;
@@ -239,10 +239,10 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   if (T.Format == OutputFormat::Json) {
     // What the runs printed goes to stderr, as for one run.
     for (const SweepRow &R : Rows)
-      std::fputs(R.Output.c_str(), stderr);
-    std::fputs(sweepJson(H, Rows).c_str(), stdout);
+      writeErr(R.Output);
+    writeOut(sweepJson(H, Rows));
   } else {
-    std::fputs(sweepText(H, Rows).c_str(), stdout);
+    writeOut(sweepText(H, Rows));
   }
   if (T.ReportPath.empty())
     return ExitOk;
@@ -317,7 +317,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     }
     if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
       if (Bad->Range.valid())
-        std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
+        reportDiagnostic(SM, *Bad);
       else
         reportError(Path, Bad->Message);
       return ExitBadInput;
@@ -350,10 +350,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   (void)PeakMem.takeSettings(Settings, Model->Program);
   Prediction P =
       predict(B, *G, Model->Program, Settings, std::move(PeakMem), M.MaxSteps);
-  std::fputs(P.R.Output.c_str(),
-             T.Format == OutputFormat::Json ? stderr : stdout);
+  (T.Format == OutputFormat::Json ? writeErr : writeOut)(P.R.Output);
   if (!P.R.Ok) {
-    std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+    reportDiagnostic(SM, P.R.Error);
     return ExitBadInput;
   }
   if (!P.SimError.empty()) {
@@ -368,7 +367,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, *Axes, P.Mem, CP);
   } else {
     printText(Path, *Model, T.TracePath, *G, P.Out, P.R, *Axes, CP);
-    std::fputs(P.Mem.text().c_str(), stdout);
+    writeOut(P.Mem.text());
   }
   if (!wantsOutputs(T))
     return ExitOk;
@@ -399,8 +398,8 @@ int dd::driver::runCheck(const std::vector<std::string> &Models) {
       Rc = ExitBadInput;
       continue;
     }
-    std::printf("%s: ok (%zu parameter%s)\n", Path.c_str(), M->Params.size(),
-                M->Params.size() == 1 ? "" : "s");
+    writeOut(fmt::format("{}: ok ({} parameter{})\n", Path, M->Params.size(),
+                         M->Params.size() == 1 ? "" : "s"));
   }
   return Rc;
 }
@@ -410,6 +409,6 @@ int dd::driver::runDisasm(const std::string &Model) {
   auto M = loadModel(Model, SM);
   if (!M)
     return ExitBadInput;
-  std::fputs(bc::disassemble(M->Program, &SM).c_str(), stdout);
+  writeOut(bc::disassemble(M->Program, &SM));
   return ExitOk;
 }
