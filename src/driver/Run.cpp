@@ -1,6 +1,7 @@
 //===- Run.cpp - ddscript run, check, disasm ------------------------------===//
 
-#include "driver/Commands.h"
+#include "driver/Run.h"
+
 #include "driver/Format.h"
 #include "driver/JobRun.h"
 #include "driver/Models.h"
@@ -267,26 +268,25 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
 
 } // namespace
 
-int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
-  SourceManager SM;
-  std::string Path;
-  auto Model = loadModel(M.Model, SM, &Path);
+std::unique_ptr<PreparedModel> dd::driver::prepareModel(const ModelOptions &M) {
+  auto P = std::make_unique<PreparedModel>();
+  auto Model = loadModel(M.Model, P->SM, &P->Path);
   if (!Model)
-    return ExitBadInput;
+    return nullptr;
+  P->Model = std::move(*Model);
   std::string Error;
   auto Axes = parseSettingAxes(M.Settings, Error);
   if (!Axes) {
     reportError("ddscript", Error);
-    return ExitBadInput;
+    return nullptr;
   }
-  std::optional<int64_t> Unprofiled;
-  if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
-    return ExitBadInput;
-  if (T.TracePaths.size() > 1)
-    return runJobModel(M, T, *Model, SM, Path, *Axes);
-  size_t Points = combinationCount(*Axes);
-  bool Sweep = Points > 1;
-  if (Sweep) {
+  P->Axes = std::move(*Axes);
+  return P;
+}
+
+bool dd::driver::checkRun(const PreparedModel &P, const TraceOptions &T) {
+  size_t Points = combinationCount(P.Axes);
+  if (Points > 1) {
     if (Points > MaxSweepPoints) {
       reportError("ddscript",
                   fmt::format("the sweep asks for {} runs, more than {}: "
@@ -294,47 +294,73 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
                               Points == SIZE_MAX ? std::string("too many")
                                                  : formatCount(Points),
                               formatCount(MaxSweepPoints)));
-      return ExitBadInput;
+      return false;
     }
     if (!oneIteration(T, "a sweep"))
-      return ExitBadInput;
+      return false;
     if (!T.TimelinePath.empty()) {
       reportError("ddscript",
                   "--timeline shows one prediction, and a sweep makes " +
                       formatCount(Points) +
                       ": run one combination for its timeline (--report "
                       "plots the sweep)");
-      return ExitBadInput;
+      return false;
     }
   }
-  // Every combination's values are checked before the trace is loaded.
   for (size_t I = 0; I < Points; ++I) {
-    std::vector<vm::Setting> Settings = combination(*Axes, I);
+    std::vector<vm::Setting> Settings = combination(P.Axes, I);
     RunMemory Mem;
-    if (auto Bad = Mem.takeSettings(Settings, Model->Program)) {
+    if (auto Bad = Mem.takeSettings(Settings, P.Model.Program)) {
       reportError("ddscript", *Bad);
-      return ExitBadInput;
+      return false;
     }
-    if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
+    if (auto Bad = vm::checkSettings(P.Model.Program, Settings)) {
       if (Bad->Range.valid())
-        reportDiagnostic(SM, *Bad);
+        reportDiagnostic(P.SM, *Bad);
       else
-        reportError(Path, Bad->Message);
-      return ExitBadInput;
+        reportError(P.Path, Bad->Message);
+      return false;
     }
   }
+  return true;
+}
 
+int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
+  auto P = prepareModel(M);
+  if (!P)
+    return ExitBadInput;
+  std::optional<int64_t> Unprofiled;
+  if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
+    return ExitBadInput;
+  if (T.TracePaths.size() > 1)
+    return runJobModel(M, T, P->Model, P->SM, P->Path, P->Axes);
+  // Every combination's values are checked before the trace is loaded.
+  if (!checkRun(*P, T))
+    return ExitBadInput;
   RunSetupResult Setup = setupRun(T, Unprofiled);
   if (!Setup.Setup)
     return Setup.Rc;
-  RunSetup &S = *Setup.Setup;
+  return runPrepared(M, T, *P, *Setup.Setup, /*KeepGraph=*/false);
+}
+
+int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
+                            PreparedModel &PM, RunSetup &S, bool KeepGraph) {
+  const compiler::CompiledModel *Model = &PM.Model;
+  const std::string &Path = PM.Path;
+  const std::vector<SettingAxis> *Axes = &PM.Axes;
   const trace::Trace *Tr = &S.In.Trace;
+  // The graph the model changes: the setup's own, or a copy of it.
+  std::optional<graph::Graph> Copy;
   graph::Graph *G = &S.G;
+  if (KeepGraph && combinationCount(*Axes) == 1) {
+    Copy = S.G;
+    G = &*Copy;
+  }
   const std::vector<size_t> *Chosen = &S.Chosen;
   const sim::SimResult *Base = &S.Base;
   Baseline B = S.baseline();
-  if (Sweep)
-    return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
+  if (combinationCount(*Axes) > 1)
+    return runSweep(M, T, Path, *Model, PM.SM, *Axes, B, *Tr);
 
   // What the outputs take of the unchanged graph, before the model changes
   // it: the memory model ties blocks to its tasks, and the replay's critical
@@ -352,7 +378,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
       predict(B, *G, Model->Program, Settings, std::move(PeakMem), M.MaxSteps);
   (T.Format == OutputFormat::Json ? writeErr : writeOut)(P.R.Output);
   if (!P.R.Ok) {
-    reportDiagnostic(SM, P.R.Error);
+    reportDiagnostic(PM.SM, P.R.Error);
     return ExitBadInput;
   }
   if (!P.SimError.empty()) {
