@@ -8,6 +8,8 @@ The built package must be on PYTHONPATH (build/python). Exits 77 (CTest's
 skip) with --skip; pandas is used where it is installed.
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -201,6 +203,38 @@ class Module(unittest.TestCase):
         self.assertEqual(list(df["predicted_ns"]),
                          [p["predicted_ns"] for p in sweep["sweep"]["points"]])
         self.assertEqual(len(self.trace.run("amp").to_pandas()), 1)
+
+    def test_torch_hook(self):
+        import ddscript.torch
+
+        resnet = self.resnet
+
+        class StandInProfiler:
+            """What the hook uses of torch.profiler.profile."""
+            step_num = 7
+
+            def __init__(self):
+                self.exported = []
+
+            def export_chrome_trace(self, path):
+                self.exported.append(path)
+                shutil.copyfile(resnet, path)
+
+        out = os.path.join(self.tmp, "hook", "trace-{step}.json.gz")
+        hook = ddscript.torch.on_trace_ready("amp", out, tensor_core_speedup=3)
+        prof = StandInProfiler()
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            r = hook(prof)
+        written = os.path.join(self.tmp, "hook", "trace-7.json.gz")
+        self.assertEqual(prof.exported, [written])
+        expected = cli("run", "amp", "--trace", written,
+                       "--set", "tensor_core_speedup=3")
+        self.assertEqual(r, expected)
+        self.assertEqual(printed.getvalue(),
+                         ddscript.torch.summary(expected) + "\n")
+        self.assertIn("speedup {:.3f}x".format(expected["speedup"]),
+                      printed.getvalue())
 
 
 def main():
