@@ -104,8 +104,8 @@ public:
   bool isJob() const { return O.TracePaths.size() > 1; }
   const std::vector<std::string> &paths() const { return O.TracePaths; }
 
-  /// The options of one command: this trace's, and where \p Report is
-  /// given, an HTML report written there.
+  /// The options of one command: this trace's, with the --timeline and
+  /// --report files to write ("" for none).
   TraceOptions options(const std::string &Timeline,
                        const std::string &Report) const {
     TraceOptions T = O;

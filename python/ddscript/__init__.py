@@ -236,6 +236,8 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
     are the command's --iteration, --window, --calibration, --clock and
     --unprofiled."""
     paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
+    if not paths:
+        raise ValueError("ddscript: load takes a trace, or a job's traces")
     if calibration not in ("exact", "typical"):
         raise ValueError("ddscript: calibration is 'exact' or 'typical'")
     if clock not in ("collectives", "trace"):

@@ -164,6 +164,8 @@ class Module(unittest.TestCase):
         with self.assertRaises(self.dd.Error) as e:
             self.dd.load([self.resnet, missing])
         self.assertEqual(e.exception.file, missing)
+        with self.assertRaises(ValueError):
+            self.dd.load([])
 
     def test_bad_trace(self):
         broken = os.path.join(self.tmp, "broken.json")
