@@ -122,7 +122,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     SetAxes = *Axes;
     if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
       if (Bad->Range.valid())
-        std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
+        reportDiagnostic(SM, *Bad);
       else
         reportError(ModelPath, Bad->Message);
       return ExitBadInput;
@@ -171,8 +171,8 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
                   50'000'000);
     Printed = Run->R.Output;
     if (!Run->R.Ok) {
-      std::fputs(Printed.c_str(), stderr);
-      std::fputs(renderDiagnostic(SM, Run->R.Error).c_str(), stderr);
+      writeErr(Printed);
+      reportDiagnostic(SM, Run->R.Error);
       return ExitBadInput;
     }
     if (!Run->SimError.empty()) {
@@ -268,7 +268,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
 
   if (T.Format == OutputFormat::Json) {
     if (!Printed.empty())
-      std::fputs(Printed.c_str(), stderr);
+      writeErr(Printed);
     std::string S;
     JsonWriter W(S);
     W.beginObject();
@@ -301,7 +301,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     W.endArray();
     W.endObject();
     S += '\n';
-    std::fputs(S.c_str(), stdout);
+    writeOut(S);
     return Page();
   }
   std::string S = Printed;
@@ -350,6 +350,6 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     Tb.row(Cells);
   }
   S += Tb.render();
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
   return Page();
 }

@@ -36,13 +36,11 @@ int dd::driver::runConvert(const ConvertOptions &O) {
     reportError(O.Output, llvm::toString(Written.takeError()));
     return ExitBadInput;
   }
-  std::fputs(fmt::format("{}: {} events ({} records with thread names, "
-                         "memory and flows), {} (open it in "
-                         "https://ui.perfetto.dev)\n",
-                         O.Output, formatCount(T->numEvents()),
-                         formatCount(Records),
-                         formatBytes(static_cast<int64_t>(*Written)))
-                 .c_str(),
-             stdout);
+  writeOut(fmt::format("{}: {} events ({} records with thread names, "
+                       "memory and flows), {} (open it in "
+                       "https://ui.perfetto.dev)\n",
+                       O.Output, formatCount(T->numEvents()),
+                       formatCount(Records),
+                       formatBytes(static_cast<int64_t>(*Written))));
   return ExitOk;
 }

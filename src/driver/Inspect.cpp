@@ -372,7 +372,7 @@ void printText(const trace::Trace &T, const graph::Graph *G,
               formatCount(L[I].Count) + " GPU ops"});
     Out += Ly.render();
   }
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 void printJson(const trace::Trace &T, const graph::Graph *G,
@@ -467,7 +467,7 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
   W.endArray();
   W.endObject();
   Out += '\n';
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 } // namespace

@@ -208,7 +208,7 @@ void printText(const job::Job &J, const std::vector<JobReport> &Reports,
     Out += fmt::format("critical path  {}\n", formatDuration(Rep.Path.Length));
     Out += renderPathShares(G, Rep.Path);
   }
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
@@ -255,7 +255,7 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
     W.endArray();
     W.endObject();
     Out += '\n';
-    std::fputs(Out.c_str(), stdout);
+    writeOut(Out);
   }
 }
 

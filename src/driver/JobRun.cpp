@@ -333,14 +333,13 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       Printed += fmt::format("rank {}:\n", P->Ranks[I].Rank);
     Printed += Runs[I].R.Output;
   }
-  std::fputs(Printed.c_str(),
-             T.Format == OutputFormat::Json ? stderr : stdout);
+  (T.Format == OutputFormat::Json ? writeErr : writeOut)(Printed);
   for (size_t I = 0; I < N; ++I)
     if (!Runs[I].R.Ok) {
       reportError(P->Ranks[I].Path,
                   fmt::format("the model failed on rank {}:",
                               P->Ranks[I].Rank));
-      std::fputs(renderDiagnostic(SM, Runs[I].R.Error).c_str(), stderr);
+      reportDiagnostic(SM, Runs[I].R.Error);
       return ExitBadInput;
     }
   vm::ChangeStats Stats;
@@ -422,7 +421,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       W.endObject();
       S += '\n';
     }
-    std::fputs(S.c_str(), stdout);
+    writeOut(S);
     return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
                            BaseLate, *J, *R, Measured, Replayed, Predicted);
   }
@@ -468,7 +467,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                    formatCount(Stats.Scheduled));
   S += "memory     not predicted for a job: run the model on one rank's "
        "trace for its peak\n";
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
   return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
                          BaseLate, *J, *R, Measured, Replayed, Predicted);
 }

@@ -440,7 +440,7 @@ void printText(const trace::Trace &T, const graph::Graph &G,
                                                     &P - M.Pools.data())))
                                      .Bytes));
   }
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 void printJson(const trace::Trace &T, const graph::Graph &G,
@@ -548,7 +548,7 @@ void printJson(const trace::Trace &T, const graph::Graph &G,
   W.endArray();
   W.endObject();
   Out += '\n';
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 } // namespace

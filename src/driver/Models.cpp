@@ -83,7 +83,7 @@ dd::driver::loadModel(const std::string &Name, SourceManager &SM,
   // An error without a place is about the file itself (it cannot be read).
   for (const Diagnostic &D : Diags.diagnostics()) {
     if (D.Range.valid() || D.Level != Severity::Error)
-      std::fputs(renderDiagnostic(SM, D).c_str(), stderr);
+      reportDiagnostic(SM, D);
     else
       reportError(*Path, D.Message);
   }
@@ -174,7 +174,7 @@ int dd::driver::runModels(OutputFormat Format) {
       W.value(D);
     W.endArray().endObject();
     S += '\n';
-    std::fputs(S.c_str(), stdout);
+    writeOut(S);
     return Failed ? ExitBadInput : ExitOk;
   }
   std::string S;
@@ -204,6 +204,6 @@ int dd::driver::runModels(OutputFormat Format) {
        "from the first of:\n";
   for (const std::string &D : stdlibDirs())
     S += "  " + D + "\n";
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
   return Failed ? ExitBadInput : ExitOk;
 }

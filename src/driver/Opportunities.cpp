@@ -179,7 +179,7 @@ void printJson(const std::string &TracePath, const graph::Iteration &It,
   W.endArray();
   W.endObject();
   S += '\n';
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 /// The ranked what-ifs as a table, then their models, on stdout.
@@ -207,7 +207,7 @@ void printText(const std::string &TracePath, const graph::Iteration &It,
        "file):\n";
   for (size_t I = 0; I < Ok.size(); ++I)
     S += fmt::format("  {:>2}  {}\n", I + 1, Ok[I].Model);
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 } // namespace

@@ -275,12 +275,10 @@ int dd::driver::runRecord(const RecordOptions &O) {
       Steps ? fmt::format(", {} iterations (ProfilerStep#{} to #{})", Steps,
                           FirstStep, LastStep)
             : std::string();
-  std::fputs(
+  writeOut(
       fmt::format("{}: {} events, {} kernels{}, {}\n", Out.string(),
                   formatCount(T->numEvents()), formatCount(Kernels), Iters,
-                  formatBytes(static_cast<int64_t>(fs::file_size(Out, Ec))))
-          .c_str(),
-      stdout);
+                  formatBytes(static_cast<int64_t>(fs::file_size(Out, Ec)))));
   if (CommandFailed) {
     reportWarning(O.Command.front(), "`" + Cmd + "` " + describeStatus(Status));
     return CommandRc;

@@ -156,7 +156,7 @@ void printText(const std::string &Path, const graph::Graph &G,
     Out += fmt::format("           inferred dependencies the times disprove "
                        "(dropped): {}\n",
                        Dropped);
-  std::fputs(Out.c_str(), stdout);
+  writeOut(Out);
 }
 
 void printJson(const graph::Graph &G,
@@ -191,7 +191,7 @@ void printJson(const graph::Graph &G,
     Shares("critical_path_layers", sim::sharesByLayer(G, R.Path));
     W.endObject();
     Out += '\n';
-    std::fputs(Out.c_str(), stdout);
+    writeOut(Out);
   }
 }
 
@@ -236,7 +236,7 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
         R.Start[T] - MStart[T], MStart[T], R.End[T] - MEnd[T], MEnd[T],
         describeBinding(G, R.StartBy[T]), describeBinding(G, R.EndBy[T]));
   }
-  std::fputs(Out.c_str(), stderr);
+  writeErr(Out);
 }
 
 } // namespace

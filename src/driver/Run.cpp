@@ -1,6 +1,7 @@
 //===- Run.cpp - ddscript run, check, disasm ------------------------------===//
 
-#include "driver/Commands.h"
+#include "driver/Run.h"
+
 #include "driver/Format.h"
 #include "driver/JobRun.h"
 #include "driver/Models.h"
@@ -118,7 +119,7 @@ void printText(const std::string &ModelPath,
                            formatDuration(C.MovedByPhase[P]));
   if (!Moved.empty())
     S += "           task time by phase (all iterations): " + Moved + "\n";
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 void printJson(const std::string &ModelPath, const std::string &Trace,
@@ -181,7 +182,7 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   W.field("steps", R.Steps);
   W.endObject();
   S += '\n';
-  std::fputs(S.c_str(), stdout);
+  writeOut(S);
 }
 
 } // namespace
@@ -215,10 +216,10 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
         predict(B, G, Model.Program, Settings, std::move(Mem), M.MaxSteps);
     if (!P.ok()) {
       Bar.done();
-      std::fputs(P.R.Output.c_str(), stderr);
+      writeErr(P.R.Output);
       reportError(Path, "in the sweep's run with " + Label + ":");
       if (!P.R.Ok)
-        std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+        reportDiagnostic(SM, P.R.Error);
       else
         reportError(Path, P.SimError);
       return ExitBadInput;
@@ -239,10 +240,10 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   if (T.Format == OutputFormat::Json) {
     // What the runs printed goes to stderr, as for one run.
     for (const SweepRow &R : Rows)
-      std::fputs(R.Output.c_str(), stderr);
-    std::fputs(sweepJson(H, Rows).c_str(), stdout);
+      writeErr(R.Output);
+    writeOut(sweepJson(H, Rows));
   } else {
-    std::fputs(sweepText(H, Rows).c_str(), stdout);
+    writeOut(sweepText(H, Rows));
   }
   if (T.ReportPath.empty())
     return ExitOk;
@@ -267,26 +268,25 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
 
 } // namespace
 
-int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
-  SourceManager SM;
-  std::string Path;
-  auto Model = loadModel(M.Model, SM, &Path);
-  if (!Model || !checkOutputPaths(T, &SM))
-    return ExitBadInput;
+std::unique_ptr<PreparedModel> dd::driver::prepareModel(const ModelOptions &M) {
+  auto P = std::make_unique<PreparedModel>();
+  auto Model = loadModel(M.Model, P->SM, &P->Path);
+  if (!Model)
+    return nullptr;
+  P->Model = std::move(*Model);
   std::string Error;
   auto Axes = parseSettingAxes(M.Settings, Error);
   if (!Axes) {
     reportError("ddscript", Error);
-    return ExitBadInput;
+    return nullptr;
   }
-  std::optional<int64_t> Unprofiled;
-  if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
-    return ExitBadInput;
-  if (T.TracePaths.size() > 1)
-    return runJobModel(M, T, *Model, SM, Path, *Axes);
-  size_t Points = combinationCount(*Axes);
-  bool Sweep = Points > 1;
-  if (Sweep) {
+  P->Axes = std::move(*Axes);
+  return P;
+}
+
+bool dd::driver::checkRun(const PreparedModel &P, const TraceOptions &T) {
+  size_t Points = combinationCount(P.Axes);
+  if (Points > 1) {
     if (Points > MaxSweepPoints) {
       reportError("ddscript",
                   fmt::format("the sweep asks for {} runs, more than {}: "
@@ -294,47 +294,73 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
                               Points == SIZE_MAX ? std::string("too many")
                                                  : formatCount(Points),
                               formatCount(MaxSweepPoints)));
-      return ExitBadInput;
+      return false;
     }
     if (!oneIteration(T, "a sweep"))
-      return ExitBadInput;
+      return false;
     if (!T.TimelinePath.empty()) {
       reportError("ddscript",
                   "--timeline shows one prediction, and a sweep makes " +
                       formatCount(Points) +
                       ": run one combination for its timeline (--report "
                       "plots the sweep)");
-      return ExitBadInput;
+      return false;
     }
   }
-  // Every combination's values are checked before the trace is loaded.
   for (size_t I = 0; I < Points; ++I) {
-    std::vector<vm::Setting> Settings = combination(*Axes, I);
+    std::vector<vm::Setting> Settings = combination(P.Axes, I);
     RunMemory Mem;
-    if (auto Bad = Mem.takeSettings(Settings, Model->Program)) {
+    if (auto Bad = Mem.takeSettings(Settings, P.Model.Program)) {
       reportError("ddscript", *Bad);
-      return ExitBadInput;
+      return false;
     }
-    if (auto Bad = vm::checkSettings(Model->Program, Settings)) {
+    if (auto Bad = vm::checkSettings(P.Model.Program, Settings)) {
       if (Bad->Range.valid())
-        std::fputs(renderDiagnostic(SM, *Bad).c_str(), stderr);
+        reportDiagnostic(P.SM, *Bad);
       else
-        reportError(Path, Bad->Message);
-      return ExitBadInput;
+        reportError(P.Path, Bad->Message);
+      return false;
     }
   }
+  return true;
+}
 
+int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
+  auto P = prepareModel(M);
+  if (!P || !checkOutputPaths(T, &P->SM))
+    return ExitBadInput;
+  std::optional<int64_t> Unprofiled;
+  if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
+    return ExitBadInput;
+  if (T.TracePaths.size() > 1)
+    return runJobModel(M, T, P->Model, P->SM, P->Path, P->Axes);
+  // Every combination's values are checked before the trace is loaded.
+  if (!checkRun(*P, T))
+    return ExitBadInput;
   RunSetupResult Setup = setupRun(T, Unprofiled);
   if (!Setup.Setup)
     return Setup.Rc;
-  RunSetup &S = *Setup.Setup;
+  return runPrepared(M, T, *P, *Setup.Setup, /*KeepGraph=*/false);
+}
+
+int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
+                            PreparedModel &PM, RunSetup &S, bool KeepGraph) {
+  const compiler::CompiledModel *Model = &PM.Model;
+  const std::string &Path = PM.Path;
+  const std::vector<SettingAxis> *Axes = &PM.Axes;
   const trace::Trace *Tr = &S.In.Trace;
+  // The graph the model changes: the setup's own, or a copy of it.
+  std::optional<graph::Graph> Copy;
   graph::Graph *G = &S.G;
+  if (KeepGraph && combinationCount(*Axes) == 1) {
+    Copy = S.G;
+    G = &*Copy;
+  }
   const std::vector<size_t> *Chosen = &S.Chosen;
   const sim::SimResult *Base = &S.Base;
   Baseline B = S.baseline();
-  if (Sweep)
-    return runSweep(M, T, Path, *Model, SM, *Axes, B, *Tr);
+  if (combinationCount(*Axes) > 1)
+    return runSweep(M, T, Path, *Model, PM.SM, *Axes, B, *Tr);
 
   // What the outputs take of the unchanged graph, before the model changes
   // it: the memory model ties blocks to its tasks, and the replay's critical
@@ -350,10 +376,9 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   (void)PeakMem.takeSettings(Settings, Model->Program);
   Prediction P =
       predict(B, *G, Model->Program, Settings, std::move(PeakMem), M.MaxSteps);
-  std::fputs(P.R.Output.c_str(),
-             T.Format == OutputFormat::Json ? stderr : stdout);
+  (T.Format == OutputFormat::Json ? writeErr : writeOut)(P.R.Output);
   if (!P.R.Ok) {
-    std::fputs(renderDiagnostic(SM, P.R.Error).c_str(), stderr);
+    reportDiagnostic(PM.SM, P.R.Error);
     return ExitBadInput;
   }
   if (!P.SimError.empty()) {
@@ -368,7 +393,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
     printJson(Path, T.TracePath, *G, *Model, P.Out, P.R, *Axes, P.Mem, CP);
   } else {
     printText(Path, *Model, T.TracePath, *G, P.Out, P.R, *Axes, CP);
-    std::fputs(P.Mem.text().c_str(), stdout);
+    writeOut(P.Mem.text());
   }
   if (!wantsOutputs(T))
     return ExitOk;
@@ -399,8 +424,8 @@ int dd::driver::runCheck(const std::vector<std::string> &Models) {
       Rc = ExitBadInput;
       continue;
     }
-    std::printf("%s: ok (%zu parameter%s)\n", Path.c_str(), M->Params.size(),
-                M->Params.size() == 1 ? "" : "s");
+    writeOut(fmt::format("{}: ok ({} parameter{})\n", Path, M->Params.size(),
+                         M->Params.size() == 1 ? "" : "s"));
   }
   return Rc;
 }
@@ -410,6 +435,6 @@ int dd::driver::runDisasm(const std::string &Model) {
   auto M = loadModel(Model, SM);
   if (!M)
     return ExitBadInput;
-  std::fputs(bc::disassemble(M->Program, &SM).c_str(), stdout);
+  writeOut(bc::disassemble(M->Program, &SM));
   return ExitOk;
 }

@@ -19,16 +19,6 @@
 using namespace dd;
 using namespace dd::driver;
 
-void dd::driver::reportError(std::string_view File, std::string_view Msg) {
-  std::fprintf(stderr, "%.*s: error: %.*s\n", static_cast<int>(File.size()),
-               File.data(), static_cast<int>(Msg.size()), Msg.data());
-}
-
-void dd::driver::reportWarning(std::string_view File, std::string_view Msg) {
-  std::fprintf(stderr, "%.*s: warning: %.*s\n", static_cast<int>(File.size()),
-               File.data(), static_cast<int>(Msg.size()), Msg.data());
-}
-
 /// Whether \p Name looks like a trace file a directory holds.
 static bool isTraceFileName(const std::string &Name) {
   auto Ends = [&](std::string_view S) {

@@ -4,6 +4,7 @@
 
 #include "builder/GraphBuilder.h"
 #include "driver/Commands.h"
+#include "driver/Console.h"
 #include "job/Job.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
@@ -21,11 +22,6 @@ namespace dd::driver {
 
 /// Exit codes of the ddscript command.
 enum ExitCode : int { ExitOk = 0, ExitBadInput = 2, ExitInternal = 3 };
-
-/// Prints "FILE: error: MESSAGE" on stderr (the one-line error format).
-void reportError(std::string_view File, std::string_view Message);
-/// Prints "FILE: warning: MESSAGE" on stderr.
-void reportWarning(std::string_view File, std::string_view Message);
 
 /// A file a command reads or writes, and what it is to the command ("the
 /// trace being read"; for outputs, the option: "--report").

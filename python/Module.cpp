@@ -1,0 +1,216 @@
+//===- Module.cpp - ddscript's Python module (_ddscript) ------------------===//
+//
+// The compiled half of `import ddscript`: the commands of the CLI, called as
+// the CLI calls them, with --format json and their output captured
+// (driver/Console.h). Each call answers a tuple (ok, stdout, messages); the
+// Python half (ddscript/__init__.py) parses the JSON and raises
+// ddscript.Error from the messages. The GIL is released while a command
+// runs.
+//
+// A trace is set up once (read, its graph built, replayed: what `run`
+// starts from) and every run changes a copy of its graph. replay, inspect
+// and opportunities read the trace as their commands do (replay reads only
+// the reported iteration and its neighbours), and so does every call on a
+// job.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Console.h"
+#include "driver/Predict.h"
+#include "driver/Run.h"
+#include "driver/Session.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+using namespace dd;
+using namespace dd::driver;
+
+namespace {
+
+/// What a call answers: (ok, what it printed on stdout, its errors and
+/// warnings as (severity, file, line, column, message, rendered)).
+py::tuple reply(bool Ok, const Captured &C) {
+  py::list Messages;
+  for (const Message &M : C.Messages)
+    Messages.append(
+        py::make_tuple(M.Level == Severity::Error ? "error" : "warning", M.File,
+                       M.Line, M.Column, M.Text, M.Rendered));
+  return py::make_tuple(Ok, C.Out, Messages);
+}
+
+/// Runs \p Command (returning an exit status) without the GIL, with what it
+/// prints captured.
+template <typename Fn> py::tuple call(Fn &&Command) {
+  Captured C;
+  int Rc;
+  {
+    py::gil_scoped_release NoGil;
+    Capture Cap;
+    Rc = Command();
+    C = Cap.take();
+  }
+  return reply(Rc == ExitOk, C);
+}
+
+/// A trace, or a job's traces, as ddscript.load gives them.
+class Trace {
+public:
+  /// Resolves \p Paths (files, directories, globs) as --trace does and,
+  /// for one trace, sets it up for runs: ExitOk, or the error printed.
+  int load(std::vector<std::string> Paths, std::string Iteration,
+           std::string Window, std::string Calibration, std::string Clock,
+           std::string UnprofiledText) {
+    O.TracePaths = std::move(Paths);
+    O.Iteration = std::move(Iteration);
+    O.Window = std::move(Window);
+    O.Calibration = std::move(Calibration);
+    O.Clock = std::move(Clock);
+    O.Format = OutputFormat::Json;
+    Unprofiled = std::move(UnprofiledText);
+    if (!resolveTraces(O, "load", /*Job=*/true))
+      return ExitBadInput;
+    std::optional<int64_t> Target;
+    if (!parseUnprofiled(Unprofiled, O, Target))
+      return ExitBadInput;
+    if (isJob()) {
+      // The commands read a job's ranks each time; a missing one is told
+      // now, in the reader's words.
+      for (const std::string &P : O.TracePaths) {
+        std::error_code EC;
+        if (std::filesystem::exists(P, EC))
+          continue;
+        auto In = loadTrace(P);
+        if (!In) {
+          reportError(P, llvm::toString(In.takeError()));
+          return ExitBadInput;
+        }
+      }
+      return ExitOk;
+    }
+    RunSetupResult R = setupRun(O, Target);
+    Setup = std::move(R.Setup);
+    return R.Rc;
+  }
+
+  bool isJob() const { return O.TracePaths.size() > 1; }
+  const std::vector<std::string> &paths() const { return O.TracePaths; }
+
+  /// The options of one command: this trace's, with the --timeline and
+  /// --report files to write ("" for none).
+  TraceOptions options(const std::string &Timeline,
+                       const std::string &Report) const {
+    TraceOptions T = O;
+    T.TimelinePath = Timeline;
+    T.ReportPath = Report;
+    return T;
+  }
+
+  /// The commands that take one trace say so for a job, as the CLI does.
+  bool oneTrace(std::string_view Command) const {
+    TraceOptions T = O;
+    return resolveTraces(T, Command, /*Job=*/false);
+  }
+
+  int inspect() const {
+    if (!oneTrace("inspect"))
+      return ExitBadInput;
+    return runInspect(options("", ""));
+  }
+
+  int replay(const std::string &Timeline, const std::string &Report) const {
+    TraceOptions T = options(Timeline, Report);
+    return isJob() ? runJobReplay(T) : runReplay(T);
+  }
+
+  int run(const std::string &Model, std::vector<std::string> Settings,
+          uint64_t MaxSteps, const std::string &Timeline,
+          const std::string &Report) {
+    ModelOptions M;
+    M.Model = Model;
+    M.Settings = std::move(Settings);
+    M.MaxSteps = MaxSteps;
+    M.Unprofiled = Unprofiled;
+    TraceOptions T = options(Timeline, Report);
+    if (isJob())
+      return runModel(M, T);
+    auto P = prepareModel(M);
+    if (!P)
+      return ExitBadInput;
+    if (!checkRun(*P, T))
+      return ExitBadInput;
+    return runPrepared(M, T, *P, *Setup, /*KeepGraph=*/true);
+  }
+
+  int opportunities(double Factor, size_t Top, const std::string &Report) {
+    if (!oneTrace("opportunities"))
+      return ExitBadInput;
+    OpportunityOptions Opp;
+    Opp.Factor = Factor;
+    Opp.Top = Top;
+    Opp.Unprofiled = Unprofiled;
+    return runOpportunities(Opp, options("", Report));
+  }
+
+private:
+  TraceOptions O;
+  std::string Unprofiled;
+  std::unique_ptr<RunSetup> Setup; ///< one trace's, shared by its runs
+};
+
+} // namespace
+
+PYBIND11_MODULE(_ddscript, M) {
+  M.doc() = "ddscript's commands; use the ddscript package, not this module";
+
+  py::class_<Trace>(M, "Trace")
+      .def_property_readonly("paths", &Trace::paths)
+      .def_property_readonly("is_job", &Trace::isJob)
+      .def("inspect",
+           [](const Trace &T) { return call([&] { return T.inspect(); }); })
+      .def("replay",
+           [](const Trace &T, const std::string &Timeline,
+              const std::string &Report) {
+             return call([&] { return T.replay(Timeline, Report); });
+           })
+      .def("run",
+           [](Trace &T, const std::string &Model,
+              std::vector<std::string> Settings, uint64_t MaxSteps,
+              const std::string &Timeline, const std::string &Report) {
+             return call([&] {
+               return T.run(Model, std::move(Settings), MaxSteps, Timeline,
+                            Report);
+             });
+           })
+      .def("opportunities",
+           [](Trace &T, double Factor, size_t Top, const std::string &Report) {
+             return call([&] { return T.opportunities(Factor, Top, Report); });
+           });
+
+  // (ok, stdout, messages, trace): the trace only where it loaded.
+  M.def("load", [](std::vector<std::string> Paths, std::string Iteration,
+                   std::string Window, std::string Calibration,
+                   std::string Clock, std::string Unprofiled) {
+    auto T = std::make_unique<Trace>();
+    py::tuple R = call([&] {
+      return T->load(std::move(Paths), std::move(Iteration), std::move(Window),
+                     std::move(Calibration), std::move(Clock),
+                     std::move(Unprofiled));
+    });
+    py::object Handle = py::none();
+    if (R[0].cast<bool>())
+      Handle = py::cast(std::move(T));
+    return py::make_tuple(R[0], R[1], R[2], Handle);
+  });
+
+  M.def("models",
+        [] { return call([] { return runModels(OutputFormat::Json); }); });
+}

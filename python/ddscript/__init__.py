@@ -1,0 +1,257 @@
+"""ddscript from Python: predict what an optimization does to DNN training
+time, from one profiled run.
+
+    import ddscript
+    t = ddscript.load("run.json.gz")          # or a list of rank traces: a job
+    t.replay()                               # measured vs replayed
+    r = t.run("amp", tensor_core_speedup=3)  # a model: the prediction
+    t.run("amp", memory_speedup=[2, 3])      # a list sweeps the parameter
+
+Results are the JSON objects the ddscript command prints with --format json,
+as dicts with the same keys and numbers (Result), with to_pandas() and, in
+Jupyter, the HTML report. Errors raise ddscript.Error. The work is done by
+the same libraries as the command's; see docs/python.md.
+"""
+
+import html
+import json
+import numbers
+import os
+import tempfile
+import warnings
+
+from . import _ddscript
+
+__all__ = ["Error", "Result", "Results", "Trace", "load", "models"]
+
+
+class Error(Exception):
+    """What ddscript reports as an error: a trace it cannot read, a model
+    that does not compile or fails, a parameter it does not take.
+
+    file, line and column say where (line and column are 0 when the error is
+    not at a place in a .dd file); message is the error alone, and str() the
+    error as the command prints it (with the source line and a caret)."""
+
+    def __init__(self, message, file="", line=0, column=0, text=None):
+        super().__init__(text if text is not None else message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+
+
+def _check(reply):
+    """The stdout of a call's reply; its warnings as Python warnings; its
+    errors as Error."""
+    ok, out, messages = reply[:3]
+    errors = []
+    for level, file, line, column, message, rendered in messages:
+        if level == "warning":
+            warnings.warn(rendered.rstrip("\n"), stacklevel=3)
+        else:
+            errors.append((file, line, column, message, rendered))
+    if ok:
+        return out
+    if not errors:
+        raise Error("ddscript failed without saying why")
+    # The error with a place in a file, where one has it (a sweep's failed
+    # run is told in a line, then the model's diagnostic).
+    at = next((e for e in errors if e[1]), errors[0])
+    text = "".join(e[4] for e in errors).rstrip("\n")
+    raise Error(at[3], file=at[0], line=at[1], column=at[2], text=text)
+
+
+class _Table:
+    """to_pandas() and the HTML report, shared by Result and Results."""
+
+    _rows = None
+    _report = None
+    _html = None
+
+    def to_pandas(self):
+        """The result as a pandas DataFrame: a row per sweep point, what-if
+        or iteration, else one row; nested objects become dotted columns."""
+        import pandas  # only when asked: pandas is not needed otherwise
+
+        rows = self._rows if self._rows is not None else self
+        if isinstance(rows, dict):
+            rows = [rows]
+        return pandas.json_normalize([dict(r) for r in rows])
+
+    def report_html(self):
+        """The HTML report the command writes with --report, for this
+        result (the command runs again, writing it); None where the command
+        writes none (inspect)."""
+        if self._report is None:
+            return None
+        if self._html is None:
+            with tempfile.TemporaryDirectory(prefix="ddscript-") as d:
+                path = os.path.join(d, "report.html")
+                self._report(path)
+                with open(path, encoding="utf-8") as f:
+                    self._html = f.read()
+        return self._html
+
+    def _repr_html_(self):
+        page = self.report_html()
+        if page is None:
+            return None
+        # In a frame of its own: the page's styles and scripts stay in it.
+        return ('<iframe srcdoc="{}" style="width:100%;height:640px;'
+                'border:1px solid #ddd"></iframe>'.format(html.escape(page)))
+
+
+class Result(_Table, dict):
+    """One JSON object of the command's output, as a dict."""
+
+
+class Results(_Table, list):
+    """Several: one JSON object per reported iteration (replay with
+    iteration="all", a run on a job)."""
+
+
+def _results(out, rows=None, report=None):
+    objects = [json.loads(line) for line in out.splitlines() if line.strip()]
+    if len(objects) == 1:
+        r = Result(objects[0])
+        r._rows = rows(r) if rows else None
+    else:
+        r = Results(Result(o) for o in objects)
+    r._report = report
+    return r
+
+
+def _setting(name, value):
+    """A keyword as `--set NAME=VALUE`; a list or tuple sweeps."""
+
+    def text(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, numbers.Integral):  # numpy's too
+            return str(int(v))
+        if isinstance(v, numbers.Real):
+            return repr(float(v))
+        if isinstance(v, str):
+            return v.replace(",", "\\,")
+        raise TypeError("ddscript: parameter {} takes numbers, booleans and "
+                        "strings like '10Gbps', not {}".format(
+                            name, type(v).__name__))
+
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError("ddscript: parameter {} is given no values to "
+                             "sweep".format(name))
+        return "{}={}".format(name, ",".join(text(v) for v in value))
+    return "{}={}".format(name, text(value))
+
+
+def _path(p):
+    return os.fspath(p) if p is not None else ""
+
+
+class Trace:
+    """A trace (or a job's traces, one per rank), loaded by ddscript.load."""
+
+    def __init__(self, handle):
+        self._t = handle
+
+    @property
+    def paths(self):
+        """The trace files, as --trace would expand them."""
+        return list(self._t.paths)
+
+    @property
+    def is_job(self):
+        return self._t.is_job
+
+    def __repr__(self):
+        if self.is_job:
+            return "<ddscript.Trace job of {} ranks: {} ...>".format(
+                len(self.paths), self.paths[0])
+        return "<ddscript.Trace {}>".format(self.paths[0])
+
+    def inspect(self):
+        """`ddscript inspect`: iterations, threads, streams, GPU busy time,
+        top kernels, layers (one trace, not a job)."""
+        return _results(_check(self._t.inspect()))
+
+    def replay(self, *, timeline=None, report=None):
+        """`ddscript replay`: measured against replayed time of the reported
+        iteration (a Results per iteration with iteration="all"); for a job,
+        the job's and each rank's. timeline and report write the command's
+        --timeline and --report files."""
+        out = _check(self._t.replay(_path(timeline), _path(report)))
+        return _results(out, report=lambda p: _check(self._t.replay("", p)))
+
+    def run(self, model, *, max_steps=50_000_000, timeline=None, report=None,
+            **params):
+        """`ddscript run MODEL --set NAME=VALUE ...`: the model (a .dd file
+        or a standard model's name) on this trace, the prediction. A list
+        of values sweeps a parameter: the result is then the sweep's (one
+        point per combination, each its own run on the unchanged trace)."""
+        model = os.fspath(model)
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError("ddscript: max_steps is a whole number above 0")
+        settings = [_setting(k, v) for k, v in params.items()]
+
+        def call(timeline_path, report_path):
+            return _check(self._t.run(model, settings, max_steps,
+                                      timeline_path, report_path))
+
+        def rows(r):  # a sweep's points, or iteration="all"'s iterations
+            if "sweep" in r:
+                return r["sweep"]["points"]
+            return r.get("iterations")
+
+        out = call(_path(timeline), _path(report))
+        return _results(out, rows=rows, report=lambda p: call("", p))
+
+    def opportunities(self, *, factor=2, top=10, report=None):
+        """`ddscript opportunities`: simulated what-ifs (each kernel class,
+        phase and top layer factor times faster, ...), ranked."""
+        if not isinstance(top, int) or not 1 <= top <= 1000:
+            raise ValueError("ddscript: top is a whole number from 1 to 1000")
+
+        def call(report_path):
+            return _check(self._t.opportunities(float(factor), top,
+                                                report_path))
+
+        out = call(_path(report))
+        return _results(out, rows=lambda r: r["opportunities"],
+                        report=call)
+
+
+def load(trace, *, iteration=None, window=None, calibration="exact",
+         clock="collectives", unprofiled=None):
+    """Loads a trace: a path (PyTorch profiler JSON, .json.gz, or run.cupti),
+    or a list of paths, a directory or a glob: a job, one trace per rank.
+
+    One trace is read, its graph built and replayed here, once for all its
+    runs; a job's ranks are read by each call, as the command reads them.
+    iteration ("all", or a number as the trace numbers it; default a
+    steady-state one), window ("START:END" in microseconds), calibration
+    ("exact" or "typical"), clock ("collectives" or "trace", for a job) and
+    unprofiled ("35.5ms": the iteration time measured without the profiler)
+    are the command's --iteration, --window, --calibration, --clock and
+    --unprofiled."""
+    paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
+    if not paths:
+        raise ValueError("ddscript: load takes a trace, or a job's traces")
+    if calibration not in ("exact", "typical"):
+        raise ValueError("ddscript: calibration is 'exact' or 'typical'")
+    if clock not in ("collectives", "trace"):
+        raise ValueError("ddscript: clock is 'collectives' or 'trace'")
+    reply = _ddscript.load([os.fspath(p) for p in paths],
+                           "" if iteration is None else str(iteration),
+                           window or "", calibration, clock, unprofiled or "")
+    _check(reply)
+    return Trace(reply[3])
+
+
+def models():
+    """`ddscript models`: the models `run` finds by name, with their
+    descriptions and parameters, and the search path."""
+    ok, out, messages = _ddscript.models()
+    # A model that does not compile is listed with its error, not raised.
+    return _results(out)

@@ -1,0 +1,257 @@
+"""Tests the Python module (python/) against the ddscript command: the same
+trace, model and settings give the same JSON, number for number.
+
+usage: test_module.py --ddscript BUILD/ddscript --data tests/data
+       test_module.py --skip REASON    (where the module is not built)
+
+The built package must be on PYTHONPATH (build/python). Exits 77 (CTest's
+skip) with --skip; pandas is used where it is installed.
+"""
+import argparse
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+ARGS = None
+
+
+def cli(*args, lines=False):
+    """The command's --format json output, parsed (a list with lines)."""
+    out = subprocess.run([ARGS.ddscript, *args, "--format", "json"],
+                         check=True, capture_output=True, text=True).stdout
+    objects = [json.loads(line) for line in out.splitlines() if line.strip()]
+    if lines:
+        return objects
+    assert len(objects) == 1, out
+    return objects[0]
+
+
+def cli_error(*args):
+    """The command's stderr, for a command that must fail with status 2."""
+    p = subprocess.run([ARGS.ddscript, *args], capture_output=True, text=True)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    return p.stderr
+
+
+class Module(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import ddscript
+
+        cls.dd = ddscript
+        cls.resnet = os.path.join(
+            ARGS.data, "kineto", "resnet50_v100_workers0.pt.trace.json.gz")
+        cls.trace = ddscript.load(cls.resnet)
+        cls.tmp = tempfile.mkdtemp(prefix="ddscript-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def test_built_module(self):
+        # The package the build made, not another one on the path.
+        self.assertTrue(self.dd._ddscript.__file__.startswith(
+            os.environ["PYTHONPATH"].split(os.pathsep)[0]))
+
+    def test_run_equals_cli(self):
+        r = self.trace.run("amp")
+        self.assertIsInstance(r, dict)
+        self.assertEqual(r, cli("run", "amp", "--trace", self.resnet))
+        r = self.trace.run("amp", tensor_core_speedup=3, insert_casts=False)
+        self.assertEqual(r, cli("run", "amp", "--trace", self.resnet,
+                                "--set", "tensor_core_speedup=3",
+                                "--set", "insert_casts=false"))
+        self.assertEqual(r["params"]["tensor_core_speedup"], "3")
+
+    def test_runs_do_not_change_the_trace(self):
+        # Each run changes a copy of the trace's graph: a second run of the
+        # same model predicts the same.
+        self.assertEqual(self.trace.run("amp"), self.trace.run("amp"))
+
+    def test_sweep_equals_cli(self):
+        r = self.trace.run("amp", memory_speedup=[2, 3])
+        self.assertEqual(r, cli("run", "amp", "--trace", self.resnet,
+                                "--set", "memory_speedup=2,3"))
+        self.assertEqual(len(r["sweep"]["points"]), 2)
+
+    def test_replay_equals_cli(self):
+        self.assertEqual(self.trace.replay(),
+                         cli("replay", "--trace", self.resnet))
+        every = self.dd.load(self.resnet, iteration="all").replay()
+        self.assertIsInstance(every, list)
+        self.assertEqual(every, cli("replay", "--trace", self.resnet,
+                                    "--iteration", "all", lines=True))
+
+    def test_inspect_equals_cli(self):
+        self.assertEqual(self.trace.inspect(),
+                         cli("inspect", "--trace", self.resnet))
+
+    def test_opportunities_equal_cli(self):
+        self.assertEqual(self.trace.opportunities(top=3),
+                         cli("opportunities", "--trace", self.resnet,
+                             "--top", "3"))
+
+    def test_job_replays(self):
+        job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
+        job = self.dd.load(job_dir)
+        self.assertTrue(job.is_job)
+        self.assertEqual(len(job.paths), 8)
+        self.assertEqual(job.replay(), cli("replay", "--trace", job_dir))
+        self.assertEqual(job.run("amp"), cli("run", "amp", "--trace", job_dir))
+        with self.assertRaises(self.dd.Error) as e:
+            job.inspect()
+        self.assertIn("`inspect` takes one trace, got 8", str(e.exception))
+
+    def test_unprofiled_and_warnings(self):
+        # The fit is bound by GPU work: the command warns, Python too.
+        trace = os.path.join(ARGS.data, "groundtruth",
+                             "resnet50_baseline.pt.trace.json.gz")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t = self.dd.load(trace, unprofiled="35.522ms")
+        self.assertEqual(len(caught), 1)
+        self.assertIn(trace + ": warning: --unprofiled 35.522 ms: with no CPU "
+                      "time at all", str(caught[0].message))
+        self.assertEqual(t.run("fused_adam"),
+                         cli("run", "fused_adam", "--trace", trace,
+                             "--unprofiled", "35.522ms"))
+
+    def test_bad_model(self):
+        bad = os.path.join(self.tmp, "bad.dd")
+        with open(bad, "w") as f:
+            f.write("# A model with a syntax error.\n"
+                    "let g = select kernel where name ~ /gemm/\n"
+                    "scale g by )\n")
+        with self.assertRaises(self.dd.Error) as e:
+            self.trace.run(bad)
+        err = e.exception
+        self.assertEqual((err.file, err.line), (bad, 3))
+        # Where the command puts it.
+        where = "{}:{}:{}: error: {}".format(bad, err.line, err.column,
+                                             err.message)
+        self.assertIn(where, cli_error("check", bad))
+        self.assertTrue(str(err).startswith(where))
+
+    def test_unknown_model(self):
+        with self.assertRaises(self.dd.Error) as e:
+            self.trace.run("no_such_model")
+        self.assertEqual(e.exception.file, "ddscript")
+        self.assertIn("no model 'no_such_model'", e.exception.message)
+        self.assertEqual(e.exception.line, 0)
+
+    def test_bad_parameter(self):
+        with self.assertRaises(self.dd.Error) as e:
+            self.trace.run("amp", no_such_param=1)
+        self.assertIn(str(e.exception), cli_error(
+            "run", "amp", "--trace", self.resnet, "--set", "no_such_param=1"))
+        with self.assertRaises(self.dd.Error):
+            self.trace.run("amp", tensor_core_speedup="fast")
+
+    def test_missing_trace(self):
+        missing = os.path.join(self.tmp, "missing.json.gz")
+        with self.assertRaises(self.dd.Error) as e:
+            self.dd.load(missing)
+        self.assertEqual(e.exception.file, missing)
+        self.assertIn(str(e.exception),
+                      cli_error("replay", "--trace", missing))
+        with self.assertRaises(self.dd.Error) as e:
+            self.dd.load([self.resnet, missing])
+        self.assertEqual(e.exception.file, missing)
+        with self.assertRaises(ValueError):
+            self.dd.load([])
+
+    def test_bad_trace(self):
+        broken = os.path.join(self.tmp, "broken.json")
+        with open(broken, "w") as f:
+            f.write('{"traceEvents": [ {"ph": "X", ')
+        with self.assertRaises(self.dd.Error) as e:
+            self.dd.load(broken)
+        self.assertEqual(e.exception.file, broken)
+
+    def test_report_html(self):
+        r = self.trace.run("amp")
+        page = r.report_html()
+        self.assertTrue(page.lstrip().lower().startswith("<!doctype html"))
+        self.assertIn("<iframe srcdoc=", r._repr_html_())
+        self.assertIsNone(self.trace.inspect()._repr_html_())
+
+    def test_files(self):
+        timeline = os.path.join(self.tmp, "amp.json")
+        report = os.path.join(self.tmp, "amp.html")
+        self.trace.run("amp", timeline=timeline, report=report)
+        self.assertTrue(os.path.getsize(timeline) > 0)
+        self.assertTrue(os.path.getsize(report) > 0)
+
+    def test_models(self):
+        names = [m["name"] for m in self.dd.models()["models"]]
+        self.assertIn("amp", names)
+
+    def test_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas is not installed")
+        sweep = self.trace.run("amp", memory_speedup=[2, 3])
+        df = sweep.to_pandas()
+        self.assertEqual(len(df), 2)
+        self.assertEqual(list(df["params.memory_speedup"]), ["2", "3"])
+        self.assertEqual(list(df["predicted_ns"]),
+                         [p["predicted_ns"] for p in sweep["sweep"]["points"]])
+        self.assertEqual(len(self.trace.run("amp").to_pandas()), 1)
+
+    def test_torch_hook(self):
+        import ddscript.torch
+
+        resnet = self.resnet
+
+        class StandInProfiler:
+            """What the hook uses of torch.profiler.profile."""
+            step_num = 7
+
+            def __init__(self):
+                self.exported = []
+
+            def export_chrome_trace(self, path):
+                self.exported.append(path)
+                shutil.copyfile(resnet, path)
+
+        out = os.path.join(self.tmp, "hook", "trace-{step}.json.gz")
+        hook = ddscript.torch.on_trace_ready("amp", out, tensor_core_speedup=3)
+        prof = StandInProfiler()
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            r = hook(prof)
+        written = os.path.join(self.tmp, "hook", "trace-7.json.gz")
+        self.assertEqual(prof.exported, [written])
+        expected = cli("run", "amp", "--trace", written,
+                       "--set", "tensor_core_speedup=3")
+        self.assertEqual(r, expected)
+        self.assertEqual(printed.getvalue(),
+                         ddscript.torch.summary(expected) + "\n")
+        self.assertIn("speedup {:.3f}x".format(expected["speedup"]),
+                      printed.getvalue())
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--ddscript")
+    p.add_argument("--data")
+    p.add_argument("--skip")
+    ARGS, rest = p.parse_known_args()
+    if ARGS.skip:
+        print("skipped: " + ARGS.skip)
+        return 77
+    prog = unittest.main(argv=[sys.argv[0], *rest], exit=False, verbosity=2)
+    return 0 if prog.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
