@@ -134,6 +134,8 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
       O.Profiled = O.Measured;
       O.Measured = B.Unprofiled.Target;
       O.CpuScale = B.Unprofiled.CpuScale;
+      O.CpuScaleLow = B.Unprofiled.ScaleLow;
+      O.CpuScaleHigh = B.Unprofiled.ScaleHigh;
     }
     O.Baseline = sim::iterationTime(G, *B.Base, It);
     O.PredictedSpan = sim::iterationTime(G, *Pred, It);
@@ -299,14 +301,16 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   F.GpuBound = *AtLo * 200 >= Target * 201;
   if (*AtLo >= Target)
     Aim = *AtLo + *AtLo / 200;
-  double Best = 0;
-  int64_t BestReplay = 0;
-  if (*AtHi <= Aim) {
-    Best = Hi, BestReplay = *AtHi;
-  } else {
-    Best = Lo, BestReplay = *AtLo;
+  // The log-scale whose replay is nearest Aim, by bisection: the replay
+  // grows with S (more CPU time never finishes sooner).
+  auto Solve = [&](int64_t Aim) -> llvm::Expected<std::pair<double, int64_t>> {
+    double L = Lo, H = Hi;
+    if (*AtHi <= Aim)
+      return std::make_pair(H, *AtHi);
+    double Best = L;
+    int64_t BestReplay = *AtLo;
     for (int Step = 0; Step < 40; ++Step) {
-      double Mid = (Lo + Hi) / 2;
+      double Mid = (L + H) / 2;
       auto At = ReplayAt(std::exp(Mid));
       if (!At)
         return At.takeError();
@@ -314,9 +318,31 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
         Best = Mid, BestReplay = *At;
       if (std::llabs(*At - Aim) * 10000 <= Aim)
         break;
-      (*At < Aim ? Lo : Hi) = Mid;
+      (*At < Aim ? L : H) = Mid;
     }
+    return std::make_pair(Best, BestReplay);
+  };
+  auto Fit = Solve(Aim);
+  if (!Fit)
+    return Fit.takeError();
+  auto [Best, BestReplay] = *Fit;
+  // How well the measurement determines the scale: the scales whose
+  // replay is within 1% of Target (a run-to-run spread of GPU-bound
+  // runs). Near the GPU-only floor the replay hardly moves with CPU time,
+  // and a wide range of CPU speeds fits.
+  F.ScaleLow = MinCpuScale;
+  if (*AtLo < Target - Target / 100) {
+    auto Low = Solve(Target - Target / 100);
+    if (!Low)
+      return Low.takeError();
+    F.ScaleLow = std::exp(Low->first);
   }
+  auto High = Solve(Target + Target / 100);
+  if (!High)
+    return High.takeError();
+  F.ScaleHigh = std::exp(High->first);
+  if (F.GpuBound) // any scale up to the knee
+    F.ScaleHigh = std::exp(Best);
   F.CpuScale = std::exp(Best);
   F.Replayed = BestReplay;
   // Within 2%: the profiler's own cost on the GPU (CUPTI's per-kernel
@@ -368,6 +394,20 @@ dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
                     "that one is taken (an upper bound on CPU time, so "
                     "what-ifs that shorten GPU work may be pessimistic)",
                     formatDuration(F->Target), formatDuration(F->Floor),
+                    F->CpuScale));
+  else if (F->Reached && F->ScaleHigh > 2 * F->ScaleLow)
+    reportWarning(
+        TracePath,
+        fmt::format("--unprofiled {}: the iteration replays within {} of its "
+                    "GPU work alone ({}), so CPU speeds from x{:.3f} to "
+                    "x{:.3f} all replay it within 1%; x{:.3f} is taken, and "
+                    "a what-if that leaves the run bound by CPU work (one "
+                    "that shortens GPU work) is uncertain by that much",
+                    formatDuration(F->Target),
+                    formatPercent(double(F->Target - F->Floor) /
+                                      double(F->Target),
+                                  false),
+                    formatDuration(F->Floor), F->ScaleLow, F->ScaleHigh,
                     F->CpuScale));
   else if (!F->Reached)
     reportWarning(TracePath,

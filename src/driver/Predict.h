@@ -70,6 +70,9 @@ struct ProfilerFit {
   int64_t Replayed = 0; ///< their mean replay with the factor
   int64_t Floor = 0;    ///< their replay with (next to) no CPU time
   double CpuScale = 1.0;
+  /// The scales whose replay is within 1% of Target: how well the
+  /// measurement determines CpuScale (wide near the GPU-only floor).
+  double ScaleLow = 1.0, ScaleHigh = 1.0;
   /// False where no factor in [MinCpuScale, MaxCpuScale] replays within
   /// 2% of Target: the nearest end of the range (Replayed says how far).
   bool Reached = true;
@@ -151,6 +154,8 @@ struct Outcome {
   /// profiler, Profiled the trace's, and CpuScale the fitted factor.
   int64_t Profiled = 0;
   double CpuScale = 1.0;
+  /// ProfilerFit::ScaleLow and ScaleHigh.
+  double CpuScaleLow = 1.0, CpuScaleHigh = 1.0;
   /// The model removed all of the iteration's work: nothing is left to
   /// time, and there is no speedup to give.
   bool emptied() const { return Predicted <= 0; }

@@ -139,6 +139,10 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
   if (O.Profiled) {
     W.field("profiled_ns", O.Profiled);
     W.field("cpu_scale", O.CpuScale);
+    W.key("cpu_scale_range").beginArray();
+    W.value(O.CpuScaleLow);
+    W.value(O.CpuScaleHigh);
+    W.endArray();
   }
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);

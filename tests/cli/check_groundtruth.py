@@ -171,6 +171,7 @@ def main(argv):
         row["pred_trace"] = base["measured_ms"] / plain["speedup"]
         row["pred_unprof"] = unprof["predicted_ns"] / 1e6
         row["cpu_scale"] = unprof["cpu_scale"]
+        row["cpu_range"] = unprof.get("cpu_scale_range", [1, 1])
         row["gpu_bound"] = gpu_bound
         row["err_trace"] = row["pred_trace"] / row["var"] - 1
         row["err_unprof"] = row["pred_unprof"] / row["var"] - 1
@@ -200,7 +201,10 @@ def main(argv):
                     f"{r['var']:.2f} ms ({spread})", r["model"],
                     f"{r['pred_trace']:.2f} ms", f"{r['err_trace']:+.1%}",
                     f"{r['pred_unprof']:.2f} ms, CPU x{r['cpu_scale']:.2f}"
-                    f"{note}", f"{r['err_unprof']:+.1%}",
+                    + (f" (fits x{r['cpu_range'][0]:.2f}-"
+                       f"{r['cpu_range'][1]:.2f})"
+                       if r["cpu_range"][1] > 2 * r["cpu_range"][0] else "")
+                    + note, f"{r['err_unprof']:+.1%}",
                     (f"{r['peak_base']:.2f}, {r['peak_var']:.2f}, "
                      f"{r['peak_pred']:.2f} GiB "
                      f"({r['peak_pred'] / r['peak_var'] - 1:+.1%})")
