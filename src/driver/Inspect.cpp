@@ -51,6 +51,11 @@ struct Facts {
   /// ClassPeakFlops is the share of peak achieved). Kernels whose name
   /// shows no precision are left out of both.
   std::vector<double> ClassPeakFlops, ClassPeakShareFlops;
+  /// Per class: the bytes moved known from recorded shapes (k.bytes_moved)
+  /// and the GPU time of the kernels that carry them.
+  std::vector<double> ClassMoved;
+  std::vector<int64_t> ClassMovedTime;
+  double SpecBandwidth = 0; ///< the catalogue's, GB/s; 0 when none
   std::string PeakGpu; ///< the catalogue entry, "" when none
   std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
@@ -68,11 +73,19 @@ struct ClassTally {
       std::vector<double>(graph::NumKernelClasses, 0);
   std::vector<double> PeakShareFlops =
       std::vector<double>(graph::NumKernelClasses, 0);
+  std::vector<double> Moved = std::vector<double>(graph::NumKernelClasses, 0);
+  std::vector<int64_t> MovedTime =
+      std::vector<int64_t>(graph::NumKernelClasses, 0);
   int64_t Total = 0;
   /// \p Fl: the work's FLOPs, NaN when unknown; \p PeakTflops: the GPU's
   /// dense peak for its precision, 0 when either is unknown.
-  void add(graph::KernelClass K, int64_t Time, double Fl, double PeakTflops) {
+  void add(graph::KernelClass K, int64_t Time, double Fl, double PeakTflops,
+           double Bytes = std::nan("")) {
     unsigned I = static_cast<unsigned>(K);
+    if (!std::isnan(Bytes)) {
+      Moved[I] += Bytes;
+      MovedTime[I] += Time;
+    }
     ++C[I].Count;
     C[I].Time += Time;
     Total += Time;
@@ -98,6 +111,8 @@ struct ClassTally {
         F.ClassFlopsTime.push_back(FlopsTime[I]);
         F.ClassPeakFlops.push_back(PeakFlops[I]);
         F.ClassPeakShareFlops.push_back(PeakShareFlops[I]);
+        F.ClassMoved.push_back(Moved[I]);
+        F.ClassMovedTime.push_back(MovedTime[I]);
       }
   }
 };
@@ -175,10 +190,13 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     F.Layers = std::move(L);
     ClassTally Tally;
     std::vector<double> Flops = graph::taskFlops(*G);
+    std::vector<double> Moved = graph::taskMovedBytes(*G);
     const GpuSpec *Spec =
         T.Devices.empty() ? nullptr : gpuForDevice(T.Devices.front().Name);
-    if (Spec)
+    if (Spec) {
       F.PeakGpu = Spec->Key;
+      F.SpecBandwidth = Spec->BandwidthGBs;
+    }
     // The GPU's dense peak for a kernel's precision (its fp32 one where it
     // has no path for it); 0 where the name shows no precision.
     auto Peak = [&](graph::TaskId X) {
@@ -188,7 +206,7 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     for (graph::TaskId X = 0; X < G->numTasks(); ++X)
       if (G->isGpu(X) && G->MeasuredDur[X] != graph::NoTime)
         Tally.add(graph::kernelClassOf(*G, X), G->MeasuredDur[X], Flops[X],
-                  std::isnan(Flops[X]) ? 0.0 : Peak(X));
+                  std::isnan(Flops[X]) ? 0.0 : Peak(X), Moved[X]);
     Tally.into(F);
   } else {
     // No graph: the trace's GPU work by its names alone.
@@ -327,6 +345,9 @@ void printText(const trace::Trace &T, const graph::Graph *G,
     bool AnyFlops = false;
     for (int64_t T : F.ClassFlopsTime)
       AnyFlops |= T > 0;
+    bool AnyMoved = false;
+    for (int64_t T : F.ClassMovedTime)
+      AnyMoved |= T > 0;
     for (size_t I = 0; I < F.Classes.size(); ++I) {
       const Named &N = F.Classes[I];
       std::vector<std::string> Row = {
@@ -351,6 +372,20 @@ void printText(const trace::Trace &T, const graph::Graph *G,
                     ? ", where the names show the precision"
                     : "");
           Cell += ")";
+        }
+        Row.push_back(Cell);
+      }
+      // Achieved bandwidth over the kernels whose bytes the shapes give
+      // (bytes moved at least: a lower bound on the traffic).
+      if (AnyMoved) {
+        std::string Cell;
+        if (F.ClassMovedTime[I] > 0) {
+          double GBs = F.ClassMoved[I] / double(F.ClassMovedTime[I]);
+          Cell = fmt::format("{:.0f} GB/s", GBs);
+          if (F.SpecBandwidth > 0)
+            Cell += fmt::format(" ({} of the {}'s)",
+                                formatPercent(GBs / F.SpecBandwidth),
+                                F.PeakGpu);
         }
         Row.push_back(Cell);
       }
@@ -459,7 +494,9 @@ void printJson(const trace::Trace &T, const graph::Graph *G,
         .field("gpu_ops", F.Classes[I].Count)
         .field("gpu_ns", F.Classes[I].Time)
         .field("flops", F.ClassFlops[I])
-        .field("flops_gpu_ns", F.ClassFlopsTime[I]);
+        .field("flops_gpu_ns", F.ClassFlopsTime[I])
+        .field("bytes_moved", F.ClassMoved[I])
+        .field("bytes_moved_gpu_ns", F.ClassMovedTime[I]);
     if (F.ClassPeakFlops[I] > 0)
       W.field("peak_share", F.ClassPeakShareFlops[I] / F.ClassPeakFlops[I]);
     W.endObject();
