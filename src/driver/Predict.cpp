@@ -31,31 +31,25 @@ RunSetupResult dd::driver::setupRun(const TraceOptions &T,
                                     std::optional<int64_t> Unprofiled) {
   RunSetupResult Out;
   Out.Rc = ExitBadInput;
-  auto In = loadInputFor(T);
-  if (!In)
+  auto R = loadReplayed(T);
+  if (!R)
     return Out;
-  auto G = buildGraphFor(T, *In);
-  if (!G)
-    return Out;
-  auto Chosen = chooseIterations(*G, T.Iteration);
-  if (!Chosen) {
-    reportError(T.TracePath, llvm::toString(Chosen.takeError()));
-    return Out;
-  }
   Out.Rc = ExitInternal;
-  auto Fit = applyUnprofiled(*G, *Chosen, Unprofiled, T.TracePath);
+  auto Fit = applyUnprofiled(R->G, R->Chosen, Unprofiled, T.TracePath);
   if (!Fit)
     return Out;
-  PhaseTimer BaseTimer("baseline");
-  auto Base = sim::simulate(*G);
-  BaseTimer.stop();
-  if (!Base) {
-    reportError(T.TracePath, llvm::toString(Base.takeError()));
-    return Out;
+  if (Fit->Applied) {
+    // The CPU work was scaled: the baseline is the replay with it.
+    auto Base = sim::simulate(R->G);
+    if (!Base) {
+      reportError(T.TracePath, llvm::toString(Base.takeError()));
+      return Out;
+    }
+    R->Base = std::move(*Base);
   }
   Out.Setup = std::make_unique<RunSetup>(
-      RunSetup{T.TracePath, std::move(*In), std::move(*G), std::move(*Chosen),
-               std::move(*Base), *Fit});
+      RunSetup{T.TracePath, std::move(R->In), std::move(R->G),
+               std::move(R->Chosen), std::move(R->Base), *Fit});
   Out.Rc = ExitOk;
   return Out;
 }
