@@ -128,7 +128,8 @@ std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
                               const JobIteration &I);
 /// A straggler what-if: rank index \p RankIndex's own work (its CPU calls
 /// and the gaps between them, its GPU work but communication) scaled by
-/// the largest factor up to 1, found by bisection (8 steps), at which it
+/// the largest factor up to 1, found by false position (at most 8 steps,
+/// to within 1 us of \p TargetLate or 1/256 of the factor), at which it
 /// reaches the collectives of \p I no later in total than \p TargetLate (ns
 /// past their median arrivals); the job's iteration then. \p Base is the
 /// job's simulation as it is (the factor 1). The graph is not changed:
