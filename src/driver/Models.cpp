@@ -29,6 +29,17 @@ std::vector<std::string> dd::driver::stdlibDirs() {
       Begin = End + 1;
     }
   }
+  // An installed ddscript finds its stdlib beside it (PREFIX/bin/ddscript,
+  // PREFIX/share/ddscript/stdlib), wherever the prefix was moved to.
+  std::error_code Ec;
+  fs::path Exe = fs::read_symlink("/proc/self/exe", Ec);
+  if (!Ec) {
+    fs::path Beside =
+        (Exe.parent_path().parent_path() / "share" / "ddscript" / "stdlib")
+            .lexically_normal();
+    if (Beside != fs::path(DD_STDLIB_INSTALL_DIR) && fs::exists(Beside, Ec))
+      Dirs.push_back(Beside.string());
+  }
   Dirs.push_back(DD_STDLIB_INSTALL_DIR);
   if (fs::exists(DD_STDLIB_SOURCE_DIR))
     Dirs.push_back(DD_STDLIB_SOURCE_DIR);

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DDVersion.h"
 #include "driver/Commands.h"
 #include "driver/Outputs.h"
 #include "driver/Progress.h"
@@ -170,7 +171,7 @@ int main(int argc, char **argv) {
                "time, from one profiled run"};
   App.failure_message(usageError);
   App.require_subcommand(1);
-  App.set_version_flag("--version", "ddscript 0.1.0");
+  App.set_version_flag("--version", "ddscript " DD_VERSION);
   App.fallthrough();
   App.add_flag_callback(
       "--timings", [] { PhaseTimer::enable(); },
