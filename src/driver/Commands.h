@@ -67,7 +67,10 @@ struct CompareOptions {
   std::vector<std::string> Settings; ///< NAME=VALUE for the model
 };
 int runCompare(const CompareOptions &C, const TraceOptions &T);
-int runCheck(const std::vector<std::string> &Models);
+/// `ddscript check`: compiles each model; with JSON, their diagnostics as
+/// values an editor can show.
+int runCheck(const std::vector<std::string> &Models,
+             OutputFormat Format = OutputFormat::Text);
 int runDisasm(const std::string &Model);
 /// `ddscript models`: the models and libraries on the search path, with
 /// their descriptions and parameters.

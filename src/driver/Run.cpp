@@ -418,19 +418,59 @@ int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
   return writeOutputs(T, *Tr, *Chosen, D);
 }
 
-int dd::driver::runCheck(const std::vector<std::string> &Models) {
+int dd::driver::runCheck(const std::vector<std::string> &Models,
+                         OutputFormat Format) {
   int Rc = ExitOk;
+  if (Format == OutputFormat::Text) {
+    for (const std::string &Name : Models) {
+      SourceManager SM;
+      std::string Path;
+      auto M = loadModel(Name, SM, &Path);
+      if (!M) {
+        Rc = ExitBadInput;
+        continue;
+      }
+      writeOut(fmt::format("{}: ok ({} parameter{})\n", Path,
+                           M->Params.size(), M->Params.size() == 1 ? "" : "s"));
+    }
+    return Rc;
+  }
+  // JSON, for editors: each model's diagnostics as values (file, line and
+  // column from 1; 0 where a message names no place), nothing on stderr.
+  std::string S;
+  JsonWriter W(S);
+  W.beginObject().key("models").beginArray();
   for (const std::string &Name : Models) {
     SourceManager SM;
     std::string Path;
-    auto M = loadModel(Name, SM, &Path);
-    if (!M) {
-      Rc = ExitBadInput;
-      continue;
+    Captured C;
+    std::optional<compiler::CompiledModel> M;
+    {
+      Capture Cap;
+      M = loadModel(Name, SM, &Path);
+      C = Cap.take();
     }
-    writeOut(fmt::format("{}: ok ({} parameter{})\n", Path, M->Params.size(),
-                         M->Params.size() == 1 ? "" : "s"));
+    if (!M)
+      Rc = ExitBadInput;
+    W.beginObject().field("model", Name).field("path", Path).field("ok",
+                                                                    bool(M));
+    if (M)
+      W.field("params", M->Params.size());
+    W.key("diagnostics").beginArray();
+    for (const Message &D : C.Messages)
+      W.beginObject()
+          .field("file", D.File)
+          .field("line", D.Line)
+          .field("column", D.Column)
+          .field("severity", D.Level == Severity::Error     ? "error"
+                             : D.Level == Severity::Warning ? "warning"
+                                                            : "note")
+          .field("message", D.Text)
+          .endObject();
+    W.endArray().endObject();
   }
+  W.endArray().endObject();
+  writeOut(S + "\n");
   return Rc;
 }
 

@@ -304,7 +304,13 @@ int main(int argc, char **argv) {
       "check", "Check models without running them (no trace needed)");
   CheckCmd->add_option("models", CheckModels, "Models (.dd files or names)")
       ->required();
-  CheckCmd->callback([&] { std::exit(runCheck(CheckModels)); });
+  OutputFormat CheckFormat = OutputFormat::Text;
+  CheckCmd
+      ->add_option("--format", CheckFormat,
+                   "Output format: text, or json (each model's diagnostics "
+                   "with file, line and column, for editors)")
+      ->transform(formatName());
+  CheckCmd->callback([&] { std::exit(runCheck(CheckModels, CheckFormat)); });
 
   std::string DisasmModel;
   CLI::App *DisasmCmd =

@@ -7,6 +7,7 @@ usage: check.py [checks] -- COMMAND ARGS...
   --stdout RE         stdout must match RE (re.search, multiline); repeatable
   --stderr RE         stderr must match RE; repeatable
   --no-stdout RE      stdout must not match RE; repeatable
+  --no-stderr RE      stderr must not match RE; repeatable
   --one-error-line    stderr is exactly one line, "FILE: error: ..."
   --json-lines KEYS   every stdout line is a JSON object with these keys
   --json KEYS         stdout is one JSON object with these keys
@@ -27,7 +28,7 @@ def fail(msg, out, err):
 def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
-    rc, outs, errs, nouts = 0, [], [], []
+    rc, outs, errs, nouts, nerrs = 0, [], [], [], []
     one_error = deterministic = False
     json_lines = json_obj = stdin = None
     i = 0
@@ -41,6 +42,8 @@ def main(argv):
             errs.append(opts[i + 1]); i += 2
         elif o == "--no-stdout":
             nouts.append(opts[i + 1]); i += 2
+        elif o == "--no-stderr":
+            nerrs.append(opts[i + 1]); i += 2
         elif o == "--one-error-line":
             one_error = True; i += 1
         elif o == "--json-lines":
@@ -73,6 +76,9 @@ def main(argv):
     for r in errs:
         if not re.search(r, err, re.M):
             fail(f"stderr does not match {r!r}", out, err)
+    for r in nerrs:
+        if re.search(r, err, re.M):
+            fail(f"stderr matches {r!r}", out, err)
     if one_error:
         lines = err.splitlines()
         if len(lines) != 1 or not re.match(r"^\S.*: error: \S", lines[0]):
