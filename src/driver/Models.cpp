@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <filesystem>
 
 using namespace dd;
@@ -29,16 +30,28 @@ std::vector<std::string> dd::driver::stdlibDirs() {
       Begin = End + 1;
     }
   }
-  // An installed ddscript finds its stdlib beside it (PREFIX/bin/ddscript,
-  // PREFIX/share/ddscript/stdlib), wherever the prefix was moved to.
+  // An installed ddscript finds its stdlib under the prefix it sits in
+  // (PREFIX/bin/ddscript, or the Python module's
+  // PREFIX/lib/python3/dist-packages/ddscript/_ddscript.so, beside
+  // PREFIX/share/ddscript/stdlib), wherever the prefix was moved to: the
+  // nearest such folder above the file that holds this code.
+  Dl_info Info;
   std::error_code Ec;
-  fs::path Exe = fs::read_symlink("/proc/self/exe", Ec);
-  if (!Ec) {
-    fs::path Beside =
-        (Exe.parent_path().parent_path() / "share" / "ddscript" / "stdlib")
-            .lexically_normal();
-    if (Beside != fs::path(DD_STDLIB_INSTALL_DIR) && fs::exists(Beside, Ec))
-      Dirs.push_back(Beside.string());
+  if (dladdr(reinterpret_cast<void *>(&dd::driver::stdlibDirs), &Info) &&
+      Info.dli_fname) {
+    fs::path Self = fs::weakly_canonical(Info.dli_fname, Ec);
+    fs::path Up = Self.parent_path();
+    for (int Level = 0; !Ec && Level < 5 && Up.has_parent_path();
+         ++Level, Up = Up.parent_path()) {
+      fs::path Beside = Up / "share" / "ddscript" / "stdlib";
+      if (fs::exists(Beside, Ec)) {
+        if (Beside != fs::path(DD_STDLIB_INSTALL_DIR))
+          Dirs.push_back(Beside.string());
+        break;
+      }
+      if (Up == Up.parent_path())
+        break;
+    }
   }
   Dirs.push_back(DD_STDLIB_INSTALL_DIR);
   if (fs::exists(DD_STDLIB_SOURCE_DIR))

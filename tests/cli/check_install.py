@@ -9,6 +9,8 @@ usage: check_install.py BUILD_DIR TRACE
 - `P/bin/ddscript run amp --trace TRACE`, run from a directory that is
   neither the source nor the build tree, finds amp in P's stdlib (a moved
   prefix included) and predicts;
+- the Python module, where it was built, installs under
+  P/lib/python3/dist-packages and predicts what the command does;
 - `--version` names the commit it was built from;
 - `cpack` writes a .deb holding usr/bin/ddscript and the stdlib, whose
   Depends names Debian's runtime packages.
@@ -51,6 +53,21 @@ def main(argv):
             sys.exit(f"FAIL: amp found at {out['model']}, not {want}")
         if not out.get("predicted_ns"):
             sys.exit("FAIL: no prediction from the installed ddscript")
+        # The Python module, where it was built: installed beside the
+        # command, it finds the same stdlib and predicts the same.
+        site = os.path.join(moved, "lib/python3/dist-packages")
+        if os.path.isdir(os.path.join(build, "python/ddscript")):
+            if not os.path.isdir(os.path.join(site, "ddscript")):
+                sys.exit("FAIL: the Python module was built, not installed")
+            code = ("import ddscript, sys; r = ddscript.load(sys.argv[1])"
+                    ".run('amp'); print(r['model']); "
+                    "print(r['predicted_ns'])")
+            py = run([sys.executable, "-c", code, trace], cwd=elsewhere,
+                     env={**env, "PYTHONPATH": site}).split()
+            if os.path.realpath(py[0]) != os.path.realpath(want) or \
+                    int(py[1]) != out["predicted_ns"]:
+                sys.exit(f"FAIL: the installed module ran {py}, the command "
+                         f"{want} {out['predicted_ns']}")
         version = run([os.path.join(moved, "bin/ddscript"), "--version"])
         if "commit" not in version and "not built from a git" not in version:
             sys.exit(f"FAIL: --version names no commit: {version!r}")
