@@ -146,6 +146,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
       Info.Result == TypeKind::BlockSet)
     return blockMember(Obj, *Id);
   graph::Graph &G = graph();
+  if (Obj.is(VKind::Task))
+    toTask(Obj, "a task"); // one a try block added is gone
   auto Dur = [](int64_t Ns) {
     return Value::number(static_cast<double>(Ns), Dim::duration());
   };
