@@ -31,6 +31,9 @@ stmt
   | IDENT '=' expr ';'?                                       # assignStmt
   | ifStatement                                               # ifStmt
   | 'for' IDENT 'in' expr block                               # forStmt
+  | 'break' ';'?                                              # breakStmt
+  | 'continue' ';'?                                           # continueStmt
+  | 'try' block                                               # tryStmt
   | 'fn' IDENT '(' paramList? ')' block                       # fnStmt
   | 'return' expr? ';'?                                       # returnStmt
   | verb=('shrink' | 'scale') expr how=('by' | 'to') expr ';'?  # scaleStmt
@@ -68,6 +71,7 @@ opExpr
   : opExpr '.' IDENT                                            # memberExpr
   | opExpr '(' argList? ')'                                     # callExpr
   | opExpr '[' expr ']'                                         # indexExpr
+  | opExpr '[' lo=expr? ':' hi=expr? ']'                        # sliceExpr
   | '-' opExpr                                                  # negExpr
   | opExpr op=('*' | '/' | '%') opExpr                            # mulExpr
   | opExpr op=('+' | '-') opExpr                                  # addExpr

@@ -177,11 +177,12 @@ static void assignLayers(BuildContext &C) {
   Graph &G = C.G;
   const trace::Trace &T = C.T;
   llvm::StringMap<LayerId> ByKey;
-  auto LayerFor = [&](const std::string &Key) {
+  auto LayerFor = [&](const std::string &Key, LayerId Enclosing = NoLayer) {
     auto [It, New] = ByKey.try_emplace(Key, static_cast<LayerId>(0));
     if (New) {
       It->second = static_cast<LayerId>(G.Layers.size());
-      G.Layers.push_back({Key, static_cast<uint32_t>(G.Layers.size())});
+      G.Layers.push_back(
+          {Key, static_cast<uint32_t>(G.Layers.size()), Enclosing});
     }
     return It->second;
   };
@@ -200,7 +201,11 @@ static void assignLayers(BuildContext &C) {
       if (E != ~0u)
         Module = moduleOf(T, E);
       if (Module) {
-        G.LayerOf[X] = LayerFor(std::string(*Module));
+        // The module range around this one, where it first appears, is
+        // its parent (parents are tasks of lower ids, labelled already).
+        LayerId Enclosing =
+            G.Parent[X] != NoTask ? G.LayerOf[G.Parent[X]] : NoLayer;
+        G.LayerOf[X] = LayerFor(std::string(*Module), Enclosing);
       } else if (G.Parent[X] != NoTask) {
         G.LayerOf[X] = G.LayerOf[G.Parent[X]];
       }

@@ -3,6 +3,7 @@
 #include "compiler/CodeGen.h"
 
 #include <cstring>
+#include <utility>
 
 using namespace dd;
 using namespace dd::compiler;
@@ -146,6 +147,8 @@ void CodeGen::closure(uint32_t Index, const ast::FrameInfo &Frame,
 
 void CodeGen::function(ast::FnStmt *F) {
   uint32_t Saved = Fn;
+  unsigned SavedTries = std::exchange(Tries, 0);
+  std::vector<Loop> SavedLoops = std::exchange(Loops, {});
   uint32_t Index = newFunction(F->Name, F->Range);
   Fn = Index;
   bc::Function &Out = fn();
@@ -169,6 +172,8 @@ void CodeGen::function(ast::FnStmt *F) {
   op(Opcode::PushNone);
   op(Opcode::Return);
   Fn = Saved;
+  Tries = SavedTries;
+  Loops = std::move(SavedLoops);
   closure(Index, F->Frame, F->NameRange);
   store(F->Target, F->NameRange);
 }
@@ -245,11 +250,33 @@ void CodeGen::stmt(ast::Stmt *S) {
     uint32_t Top = pc();
     uint32_t Exit = jump(Opcode::IterNext, static_cast<int>(F->IterSlot));
     store(F->VarSlot, F->VarRange);
+    Loops.push_back({Top, {}, Tries});
     block(F->Body);
     loop(Opcode::Jump, Top);
     patch(Exit);
+    for (uint32_t Break : Loops.back().Breaks)
+      patch(Break);
+    Loops.pop_back();
     return;
   }
+  case ast::NodeKind::BreakStmt:
+    mark(S->Range);
+    leaveTries(Loops.back().Tries);
+    Loops.back().Breaks.push_back(jump(Opcode::Jump));
+    return;
+  case ast::NodeKind::ContinueStmt:
+    mark(S->Range);
+    leaveTries(Loops.back().Tries);
+    loop(Opcode::Jump, Loops.back().Top);
+    return;
+  case ast::NodeKind::TryStmt:
+    mark(S->Range);
+    op(Opcode::TryBegin);
+    ++Tries;
+    block(cast<ast::TryStmt>(S)->Body);
+    --Tries;
+    op(Opcode::TryEnd);
+    return;
   case ast::NodeKind::FnStmt:
     function(cast<ast::FnStmt>(S));
     return;
@@ -259,6 +286,7 @@ void CodeGen::stmt(ast::Stmt *S) {
       expr(R->Value);
     else
       op(Opcode::PushNone);
+    leaveTries(0);
     op(Opcode::Return);
     return;
   }

@@ -6,6 +6,8 @@
 #include "sema/Sema.h"
 #include "support/Diagnostics.h"
 
+#include <vector>
+
 namespace dd::compiler {
 
 /// Resolution indexes Sema gives builtin values.
@@ -25,6 +27,22 @@ private:
   DiagEngine &Diags;
   const SourceManager &SM;
   uint32_t Fn = 0; ///< index of the function being emitted
+  /// The for loops being emitted, innermost last: where continue goes and
+  /// the jumps break leaves to patch. Sema keeps break and continue inside
+  /// a loop of their own function, so the innermost is always theirs.
+  struct Loop {
+    uint32_t Top;
+    std::vector<uint32_t> Breaks;
+    unsigned Tries; ///< try blocks open where the loop starts
+  };
+  std::vector<Loop> Loops;
+  /// try blocks open in the function being emitted: break, continue and
+  /// return undo those they leave (TryEnd) before they jump.
+  unsigned Tries = 0;
+  void leaveTries(unsigned Down) {
+    for (unsigned I = Tries; I > Down; --I)
+      op(bc::Opcode::TryEnd);
+  }
 
   bc::Function &fn() { return P.Functions[Fn]; }
   uint32_t pc() { return static_cast<uint32_t>(fn().Code.size()); }

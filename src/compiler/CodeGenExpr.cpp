@@ -195,6 +195,19 @@ void CodeGen::expr(ast::Expr *E) {
   case ast::NodeKind::Call:
     call(cast<ast::Call>(E));
     return;
+  case ast::NodeKind::Slice: {
+    auto *Sl = cast<ast::Slice>(E);
+    expr(Sl->Object);
+    for (ast::Expr *Bound : {Sl->Lo, Sl->Hi}) {
+      if (Bound)
+        expr(Bound);
+      else
+        op(Opcode::PushNone);
+    }
+    mark(E->Range);
+    op(Opcode::Slice);
+    return;
+  }
   case ast::NodeKind::Index: {
     auto *I = cast<ast::Index>(E);
     expr(I->Object);

@@ -144,6 +144,10 @@ enum TaskFlag : uint8_t {
 struct Layer {
   std::string Name;
   uint32_t Index; ///< order of first appearance in the forward pass
+  /// The layer whose nn.Module range encloses this one's where it first
+  /// appears, or NoLayer (a top-level module, or layers made of operators).
+  /// A parent always comes first: Parent < this layer's id.
+  LayerId Parent = NoLayer;
 };
 
 /// One iteration of the training loop, and the points that bound it.

@@ -108,7 +108,11 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
     R.Name = fmt::format("rank {} {}", Rank, R.Name);
     To.Resources.push_back(std::move(R));
   }
-  To.Layers.insert(To.Layers.end(), From.Layers.begin(), From.Layers.end());
+  for (Layer L : From.Layers) {
+    if (L.Parent != NoLayer)
+      L.Parent += LayerBase;
+    To.Layers.push_back(std::move(L));
+  }
   auto Task = [&](TaskId T) { return T == NoTask ? NoTask : T + TaskBase; };
   auto Time = [&](int64_t T) { return T == NoTime ? NoTime : T + Shift; };
   size_t N = From.numTasks();

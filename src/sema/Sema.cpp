@@ -373,11 +373,25 @@ void SemaImpl::stmt(ast::Stmt *S) {
       V.Type = Ty::number();
     Fo->VarSlot = V.Res;
     declareLocal(Fo->Var, V);
+    ++F->LoopDepth;
     for (ast::Stmt *St : Fo->Body.Stmts)
       stmt(St);
+    --F->LoopDepth;
     popBlock();
     return;
   }
+  case ast::NodeKind::TryStmt:
+    block(cast<ast::TryStmt>(S)->Body);
+    return;
+  case ast::NodeKind::BreakStmt:
+  case ast::NodeKind::ContinueStmt:
+    if (!F->LoopDepth)
+      Diags.error(S->Range, std::string("'") +
+                                (cast<ast::LoopJumpStmt>(S)->isBreak()
+                                     ? "break"
+                                     : "continue") +
+                                "' outside a loop");
+    return;
   case ast::NodeKind::FnStmt: {
     auto *Fn = cast<ast::FnStmt>(S);
     if (atModuleLevel()) {

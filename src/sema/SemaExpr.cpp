@@ -561,6 +561,24 @@ Ty SemaImpl::expr(ast::Expr *E) {
     return member(cast<ast::Member>(E), false);
   case ast::NodeKind::Call:
     return call(cast<ast::Call>(E));
+  case ast::NodeKind::Slice: {
+    auto *Sl = cast<ast::Slice>(E);
+    Ty O = expr(Sl->Object);
+    if (!O.any() && !O.is(TypeKind::List) && !O.is(TypeKind::String) &&
+        !O.is(TypeKind::Range))
+      Diags.error(Sl->Object->Range,
+                  "cannot slice " + describe(O) +
+                      " (slice a list, a range or a string)");
+    for (ast::Expr *Bound : {Sl->Lo, Sl->Hi}) {
+      if (!Bound)
+        continue;
+      Ty B = expr(Bound);
+      if (!B.any() && !(B.is(TypeKind::Number) && B.D.plain()))
+        Diags.error(Bound->Range,
+                    "a slice bound is a plain number, not " + describe(B));
+    }
+    return O;
+  }
   case ast::NodeKind::Index: {
     auto *I = cast<ast::Index>(E);
     Ty O = expr(I->Object);

@@ -42,6 +42,7 @@ struct Frame {
   /// Resolution in Parent -> capture index here.
   std::vector<std::pair<ast::Resolution, uint32_t>> CaptureOf;
   bool InFunction = false; ///< return is allowed
+  unsigned LoopDepth = 0;  ///< for loops around here: break is allowed
 };
 
 class SemaImpl {

@@ -156,6 +156,8 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     return Unsupported(E, "a call that depends on the task");
   case ast::NodeKind::Index:
     return Unsupported(E, "indexing with a task property");
+  case ast::NodeKind::Slice:
+    return Unsupported(E, "slicing with a task property");
   default:
     return Unsupported(E, "this expression");
   }

@@ -95,6 +95,17 @@ struct Dumper {
       Out += ")";
       return;
     }
+    case NodeKind::Slice: {
+      auto *Sl = llvm::cast<Slice>(E);
+      Out += "(slice ";
+      expr(Sl->Object);
+      Out += " ";
+      expr(Sl->Lo);
+      Out += " ";
+      expr(Sl->Hi);
+      Out += ")";
+      return;
+    }
     case NodeKind::Index: {
       auto *I = llvm::cast<Index>(E);
       Out += "(index ";
@@ -257,6 +268,17 @@ struct Dumper {
       Out += ")";
       return;
     }
+    case NodeKind::BreakStmt:
+      Out += "(break)";
+      return;
+    case NodeKind::ContinueStmt:
+      Out += "(continue)";
+      return;
+    case NodeKind::TryStmt:
+      Out += "(try ";
+      block(llvm::cast<TryStmt>(S)->Body);
+      Out += ")";
+      return;
     case NodeKind::FnStmt: {
       auto *F = llvm::cast<FnStmt>(S);
       Out += "(fn " + F->Name + " (";
@@ -403,6 +425,12 @@ bool ast::mentionsTaskProperty(const Expr *E) {
   case NodeKind::Range:
     return mentionsTaskProperty(cast<Range>(E)->Lo) ||
            mentionsTaskProperty(cast<Range>(E)->Hi);
+  case NodeKind::Slice: {
+    const auto *Sl = cast<Slice>(E);
+    return mentionsTaskProperty(Sl->Object) ||
+           (Sl->Lo && mentionsTaskProperty(Sl->Lo)) ||
+           (Sl->Hi && mentionsTaskProperty(Sl->Hi));
+  }
   case NodeKind::Index:
     return mentionsTaskProperty(cast<Index>(E)->Object) ||
            mentionsTaskProperty(cast<Index>(E)->Key);

@@ -32,6 +32,7 @@ enum class NodeKind : uint8_t {
   Member,
   Call,
   Index,
+  Slice,
   Unary,
   Binary,
   Range,
@@ -47,6 +48,9 @@ enum class NodeKind : uint8_t {
   AssignStmt,
   IfStmt,
   ForStmt,
+  BreakStmt,
+  ContinueStmt,
+  TryStmt,
   FnStmt,
   ReturnStmt,
   ScaleStmt,
@@ -163,6 +167,17 @@ struct Call : Expr {
   bool Reordered = false;
   Call(SourceRange R, Expr *C) : Expr(NodeKind::Call, R), Callee(C) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::Call; }
+};
+
+/// xs[lo:hi], either bound optional: the items from lo up to (not
+/// including) hi, negative bounds counting from the end, clamped as Python
+/// clamps them.
+struct Slice : Expr {
+  Expr *Object;
+  Expr *Lo, *Hi; ///< null when left out
+  Slice(SourceRange R, Expr *O, Expr *L, Expr *H)
+      : Expr(NodeKind::Slice, R), Object(O), Lo(L), Hi(H) {}
+  static bool classof(const Node *N) { return N->Kind == NodeKind::Slice; }
 };
 
 struct Index : Expr {
@@ -355,6 +370,23 @@ struct ForStmt : Stmt {
       : Stmt(NodeKind::ForStmt, R), Var(std::move(V)), VarRange(VR),
         Iterable(I) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::ForStmt; }
+};
+
+/// break | continue: leave the innermost for loop, or go on to its next item.
+struct LoopJumpStmt : Stmt {
+  LoopJumpStmt(NodeKind K, SourceRange R) : Stmt(K, R) {}
+  bool isBreak() const { return Kind == NodeKind::BreakStmt; }
+  static bool classof(const Node *N) {
+    return N->Kind == NodeKind::BreakStmt || N->Kind == NodeKind::ContinueStmt;
+  }
+};
+
+/// try { ... }: the body's changes to the graph, the memory blocks and the
+/// schedules are undone when it ends, however it is left.
+struct TryStmt : Stmt {
+  Block Body;
+  explicit TryStmt(SourceRange R) : Stmt(NodeKind::TryStmt, R) {}
+  static bool classof(const Node *N) { return N->Kind == NodeKind::TryStmt; }
 };
 
 struct FnParam {

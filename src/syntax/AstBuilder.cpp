@@ -241,6 +241,18 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
     buildBlock(F->block(), S->Body);
     return S;
   }
+  if (dynamic_cast<P::BreakStmtContext *>(C))
+    // breakStmt -> 'break'
+    return Ctx.make<ast::LoopJumpStmt>(ast::NodeKind::BreakStmt, R);
+  if (dynamic_cast<P::ContinueStmtContext *>(C))
+    // continueStmt -> 'continue'
+    return Ctx.make<ast::LoopJumpStmt>(ast::NodeKind::ContinueStmt, R);
+  if (auto *T = dynamic_cast<P::TryStmtContext *>(C)) {
+    // tryStmt -> 'try' block
+    auto *S = Ctx.make<ast::TryStmt>(R);
+    buildBlock(T->block(), S->Body);
+    return S;
+  }
   if (auto *F = dynamic_cast<P::FnStmtContext *>(C))
     return buildFn(F);
   if (auto *Rt = dynamic_cast<P::ReturnStmtContext *>(C))

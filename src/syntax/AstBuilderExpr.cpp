@@ -176,6 +176,11 @@ ast::Expr *AstBuilder::buildOpAt(P::OpExprContext *C) {
                                  range(M->IDENT()));
   if (auto *Cl = dynamic_cast<P::CallExprContext *>(C))
     return buildCall(Cl);
+  if (auto *Sl = dynamic_cast<P::SliceExprContext *>(C))
+    // sliceExpr -> opExpr '[' expr? ':' expr? ']'
+    return Ctx.make<ast::Slice>(R, buildOp(Sl->opExpr()),
+                                Sl->lo ? buildExpr(Sl->lo) : nullptr,
+                                Sl->hi ? buildExpr(Sl->hi) : nullptr);
   if (auto *I = dynamic_cast<P::IndexExprContext *>(C))
     return Ctx.make<ast::Index>(R, buildOp(I->opExpr()), buildExpr(I->expr()));
   if (auto *N = dynamic_cast<P::NotExprContext *>(C))

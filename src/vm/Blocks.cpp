@@ -43,6 +43,8 @@ llvm::BitVector Interpreter::toBlocks(const Value &V, const char *Role) {
     return S;
   }
   case VKind::Block:
+    if (V.asId() >= numBlocks())
+      fail("a block was added inside a try block that has ended: it is gone");
     B.set(V.asId());
     return B;
   case VKind::None:
@@ -117,6 +119,8 @@ std::string Interpreter::showBlock(BlockId B) {
 
 Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
   graph::Graph &G = graph();
+  if (Obj.is(VKind::Block))
+    toBlocks(Obj, "a block"); // one a try block added is gone
   auto Size = [](int64_t B) {
     return Value::number(static_cast<double>(B), Dim::bytes());
   };

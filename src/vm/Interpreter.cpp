@@ -437,6 +437,10 @@ void Interpreter::opMakeList(const Cursor &C) {
   Stack.resize(Stack.size() - N);
   push(Value::list(std::move(Items)));
 }
+void Interpreter::opSlice(const Cursor &) {
+  Value Hi = pop(), Lo = pop(), A = pop();
+  push(slice(A, Lo, Hi));
+}
 void Interpreter::opIndex(const Cursor &) {
   Value K = pop(), A = pop();
   push(index(A, K));
@@ -496,6 +500,31 @@ void Interpreter::opReturn(const Cursor &) {
 void Interpreter::opJumpIfPresent(const Cursor &C) {
   if (!Stack[Frames.back().Base + C.u16(0)].is(VKind::Missing))
     jumpBy(C, C.operand(1));
+}
+void Interpreter::opTryBegin(const Cursor &) {
+  // A full copy: simple and always right, at the cost of copying every
+  // task and block per try (see "Trying a change" in docs/language.md).
+  std::optional<memory::MemoryModel> Mem;
+  if (Env.Mem)
+    Mem = *Env.Mem;
+  Tries.push_back({graph(), std::move(Mem), Result.Stats, Result.Policy,
+                   Schedules, EverSelected, LastStructural,
+                   StructuralPending});
+}
+void Interpreter::opTryEnd(const Cursor &) {
+  TrySnapshot &S = Tries.back();
+  graph() = std::move(S.G);
+  if (Env.Mem && S.Mem)
+    *Env.Mem = std::move(*S.Mem);
+  Result.Stats = S.Stats;
+  Result.Policy = std::move(S.Policy);
+  Schedules = std::move(S.Schedules);
+  EverSelected = std::move(S.EverSelected);
+  EverSelected.resize(graph().numTasks());
+  LastStructural = std::move(S.LastStructural);
+  StructuralPending = S.StructuralPending;
+  Tries.pop_back();
+  graphChanged();
 }
 void Interpreter::opJump(const Cursor &C) { jumpBy(C, C.operand(0)); }
 void Interpreter::opJumpIfFalse(const Cursor &C) {

@@ -146,6 +146,8 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
       Info.Result == TypeKind::BlockSet)
     return blockMember(Obj, *Id);
   graph::Graph &G = graph();
+  if (Obj.is(VKind::Task))
+    toTask(Obj, "a task"); // one a try block added is gone
   auto Dur = [](int64_t Ns) {
     return Value::number(static_cast<double>(Ns), Dim::duration());
   };
@@ -405,6 +407,25 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     return Value::string(G.Layers[Obj.asId()].Name);
   case MemberId::Layer_index:
     return Plain(G.Layers[Obj.asId()].Index);
+  case MemberId::Layer_parent: {
+    graph::LayerId Up = G.Layers[Obj.asId()].Parent;
+    return Up == graph::NoLayer ? Value::none() : Value::id(VKind::Layer, Up);
+  }
+  case MemberId::Layer_children: {
+    std::vector<Value> Items;
+    for (size_t L = Obj.asId() + 1; L < G.Layers.size(); ++L)
+      if (G.Layers[L].Parent == Obj.asId())
+        Items.push_back(Value::id(VKind::Layer, static_cast<uint32_t>(L)));
+    chargeList(Items.size());
+    return Value::list(std::move(Items));
+  }
+  case MemberId::Layer_depth: {
+    size_t Depth = 0;
+    for (graph::LayerId L = G.Layers[Obj.asId()].Parent; L != graph::NoLayer;
+         L = G.Layers[L].Parent)
+      ++Depth;
+    return Plain(static_cast<double>(Depth));
+  }
   case MemberId::Layer_tasks:
   case MemberId::Layer_kernels: {
     llvm::BitVector Out = emptySet();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace dd;
@@ -143,7 +144,7 @@ llvm::BitVector Interpreter::toSet(const Value &V, const char *Role) {
   }
   llvm::BitVector B(G.numTasks());
   if (V.is(VKind::Task)) {
-    B.set(V.asId());
+    B.set(toTask(V, "a task"));
     return B;
   }
   if (V.is(VKind::None))
@@ -157,8 +158,12 @@ llvm::BitVector Interpreter::toSet(const Value &V, const char *Role) {
 }
 
 graph::TaskId Interpreter::toTask(const Value &V, const char *Role) {
-  if (V.is(VKind::Task))
+  if (V.is(VKind::Task)) {
+    if (V.asId() >= graph().numTasks())
+      fail(std::string(Role) +
+           " was added inside a try block that has ended: it is gone");
     return V.asId();
+  }
   if (V.is(VKind::Set)) {
     const llvm::BitVector &B = V.as<SetObj>()->Bits;
     if (B.count() == 1)
@@ -442,6 +447,50 @@ Value Interpreter::index(const Value &Coll, const Value &Key) {
   }
   default:
     fail("cannot index " + describeValue(Coll));
+  }
+}
+
+Value Interpreter::slice(const Value &Coll, const Value &Lo,
+                         const Value &Hi) {
+  // Python's rules: a left-out bound is the start or the end, a negative
+  // one counts from the end, and either clamps to [0, size].
+  auto Bound = [&](const Value &B, int64_t Size, int64_t Default) {
+    if (B.is(VKind::None))
+      return Default;
+    double K = toNumber(B, {}, "a slice bound");
+    if (K != std::floor(K))
+      fail("a slice bound is an integer, got " + show(B));
+    int64_t I = static_cast<int64_t>(K);
+    if (I < 0)
+      I += Size;
+    return std::clamp<int64_t>(I, 0, Size);
+  };
+  auto Span = [&](int64_t Size) {
+    int64_t Begin = Bound(Lo, Size, 0), End = Bound(Hi, Size, Size);
+    return std::pair{Begin, std::max(Begin, End)};
+  };
+  switch (Coll.kind()) {
+  case VKind::List: {
+    auto &Items = Coll.as<ListObj>()->Items;
+    auto [Begin, End] = Span(static_cast<int64_t>(Items.size()));
+    chargeList(static_cast<size_t>(End - Begin));
+    return Value::list(
+        std::vector<Value>(Items.begin() + Begin, Items.begin() + End));
+  }
+  case VKind::Range: {
+    auto *R = Coll.as<RangeObj>();
+    auto [Begin, End] = Span(R->size());
+    return Value::object(new RangeObj(R->Lo + Begin, R->Lo + End - 1));
+  }
+  case VKind::String: {
+    const std::string &S = Coll.as<StringObj>()->S;
+    auto [Begin, End] = Span(static_cast<int64_t>(S.size()));
+    chargeString(static_cast<size_t>(End - Begin));
+    return Value::string(S.substr(Begin, End - Begin));
+  }
+  default:
+    fail("cannot slice " + describeValue(Coll) +
+         " (slice a list, a range or a string)");
   }
 }
 

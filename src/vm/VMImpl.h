@@ -76,6 +76,7 @@ public:
   bool matches(const Value &S, const Value &Pattern);
   bool contains(const Value &Coll, const Value &X);
   Value index(const Value &Coll, const Value &Key);
+  Value slice(const Value &Coll, const Value &Lo, const Value &Hi);
   const std::regex &regexOf(const Value &Pattern);
 
   // Members and builtins (Members.cpp, Builtins.cpp).
@@ -170,6 +171,21 @@ private:
   uint64_t GraphVersion = 0;
   uint64_t ReplayVersion = ~uint64_t(0);
   std::optional<sim::SimResult> Replay;
+
+  /// What each open try block will put back when it ends: a full copy of
+  /// the graph and of the memory blocks, and what the model's schedules
+  /// and counts were.
+  struct TrySnapshot {
+    graph::Graph G;
+    std::optional<memory::MemoryModel> Mem;
+    ChangeStats Stats;
+    sim::SchedulePolicy Policy;
+    std::vector<PendingSchedule> Schedules;
+    llvm::BitVector EverSelected;
+    Diagnostic LastStructural;
+    bool StructuralPending;
+  };
+  std::vector<TrySnapshot> Tries;
 
   uint64_t FlopsVersion = ~uint64_t(0), MovedVersion = ~uint64_t(0);
   std::vector<double> Flops, Moved;
