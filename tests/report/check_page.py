@@ -166,6 +166,24 @@ def check_compare(html, rep):
         fail(f"the page's data has {got[:3]}..., the command {want[:3]}...")
 
 
+def check_job_ranks(html, rep, pick, keys):
+    """A job's page: the job's measured and replayed cells, and a row per
+    rank whose picked duration cells are the command's \p keys."""
+    expect_cell(html, "measured", rep["job_measured_ns"])
+    expect_cell(html, "replayed", rep["job_replayed_ns"])
+    rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
+    if len(rows) != len(rep["ranks"]):
+        fail(f"the page has {len(rows)} rank rows, the command "
+             f"{len(rep['ranks'])} ranks")
+    for r in rep["ranks"]:
+        ns = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
+                                        rows.get(str(r["rank"]), ""))]
+        got, want = pick(ns), [r[k] for k in keys]
+        if got != want:
+            fail(f"rank {r['rank']}: the page has {got}, the command "
+                 f"says {want}")
+
+
 def static_checks(html, command, out):
     for pat, what in ((r'\s(src|href)\s*=', "a src or href"),
                       (r'url\(', "a CSS url()"), (r'@import', "an @import"),
@@ -175,21 +193,10 @@ def static_checks(html, command, out):
     if command == "run" and '"job_measured_ns"' in out:
         # A job's run: the job's numbers and a row per rank, predicted too.
         rep = json.loads(out.splitlines()[0])
-        expect_cell(html, "measured", rep["job_measured_ns"])
-        expect_cell(html, "replayed", rep["job_replayed_ns"])
         expect_cell(html, "predicted", rep["job_predicted_ns"])
-        rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
-        if len(rows) != len(rep["ranks"]):
-            fail(f"the page has {len(rows)} rank rows, the command "
-                 f"{len(rep['ranks'])} ranks")
-        for r in rep["ranks"]:
-            ns = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
-                                            rows.get(str(r["rank"]), ""))]
-            got = ns[:2] + ns[3:4]  # measured, replayed, (late,) predicted
-            want = [r["measured_ns"], r["replayed_ns"], r["predicted_ns"]]
-            if got != want:
-                fail(f"rank {r['rank']}: the page has {got}, the command "
-                     f"says {want}")
+        # Cells: measured, replayed, error, late, predicted, speedup.
+        check_job_ranks(html, rep, lambda ns: ns[:2] + ns[3:4],
+                        ("measured_ns", "replayed_ns", "predicted_ns"))
         if "data-straggler" in html:
             fail("a job's run ranks no stragglers, yet the page has some")
         return None
@@ -236,19 +243,8 @@ def static_checks(html, command, out):
         # A job: the first reported iteration's numbers, a row per rank and
         # per straggler, and the job's critical path.
         rep = json.loads(out.splitlines()[0])
-        expect_cell(html, "measured", rep["job_measured_ns"])
-        expect_cell(html, "replayed", rep["job_replayed_ns"])
-        rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
-        if len(rows) != len(rep["ranks"]):
-            fail(f"the page has {len(rows)} rank rows, the command "
-                 f"{len(rep['ranks'])} ranks")
-        for r in rep["ranks"]:
-            got = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
-                                              rows.get(str(r["rank"]), ""))]
-            want = [r["measured_ns"], r["replayed_ns"], r["late_ns"]]
-            if got != want:
-                fail(f"rank {r['rank']}: the page has {got}, the command "
-                     f"says {want}")
+        check_job_ranks(html, rep, lambda ns: ns,
+                        ("measured_ns", "replayed_ns", "late_ns"))
         rows = re.findall(r'<tr data-straggler="(\d+)">(.*?)</tr>', html)
         want = [(str(x["rank"]), [x["late_ns"], x["job_without_ns"]])
                 for x in rep["stragglers"]]
