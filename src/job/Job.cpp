@@ -747,11 +747,11 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
   auto Fastest = Eval(0.0);
   if (!Fastest || Fastest->Late > TargetLate)
     return Fastest;
-  // False position (Illinois) on the lateness, which falls about linearly
-  // as the rank's work shrinks: Lo is fast enough, Hi is not. A few
-  // simulations reach what bisection takes eight for; it stops once the
-  // lateness is within a microsecond of the target or the bracket is
-  // under 1/256 wide, and never takes more than 8 steps.
+  // False position (Illinois) on the lateness as the rank's work shrinks:
+  // Lo is fast enough, Hi is not. It stops once the lateness is within a
+  // microsecond of the target or the bracket is under 1/256 wide, and never
+  // takes more than 8 steps. The lateness is far from linear, so it saves
+  // bisection's steps only where it nearly is (docs/validation.md).
   double Lo = 0, Hi = 1;
   double FLo = double(Fastest->Late - TargetLate),
          FHi = double(AsIs.Late - TargetLate);
