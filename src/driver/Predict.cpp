@@ -331,12 +331,14 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
       return Low.takeError();
     F.ScaleLow = std::exp(Low->first);
   }
-  auto High = Solve(Target + Target / 100);
-  if (!High)
-    return High.takeError();
-  F.ScaleHigh = std::exp(High->first);
-  if (F.GpuBound) // any scale up to the knee
-    F.ScaleHigh = std::exp(Best);
+  if (F.GpuBound) {
+    F.ScaleHigh = std::exp(Best); // any scale up to the knee
+  } else {
+    auto High = Solve(Target + Target / 100);
+    if (!High)
+      return High.takeError();
+    F.ScaleHigh = std::exp(High->first);
+  }
   F.CpuScale = std::exp(Best);
   F.Replayed = BestReplay;
   // Within 2%: the profiler's own cost on the GPU (CUPTI's per-kernel
