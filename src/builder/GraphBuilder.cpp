@@ -214,49 +214,6 @@ static void sortEvents(std::vector<EventId> &Events, KeyFn Key) {
     Events[I] = std::get<std::tuple_size_v<K> - 1>(Keys[I]);
 }
 
-namespace {
-
-/// "[0, 1, 2]" as written in "Process Group Ranks"; nullopt unless it is a
-/// list of non-negative integers.
-std::optional<std::vector<int32_t>> parseRankList(std::string_view S) {
-  std::vector<int32_t> Out;
-  size_t I = 0;
-  auto Skip = [&] {
-    while (I < S.size() && S[I] == ' ')
-      ++I;
-  };
-  Skip();
-  if (I == S.size() || S[I++] != '[')
-    return std::nullopt;
-  Skip();
-  if (I < S.size() && S[I] == ']')
-    return Out;
-  while (I < S.size()) {
-    int64_t V = 0;
-    size_t Digits = 0;
-    for (; I < S.size() && S[I] >= '0' && S[I] <= '9' && Digits < 10;
-         ++I, ++Digits)
-      V = V * 10 + (S[I] - '0');
-    if (!Digits || V > INT32_MAX)
-      return std::nullopt;
-    Out.push_back(static_cast<int32_t>(V));
-    Skip();
-    if (I < S.size() && S[I] == ']') {
-      ++I;
-      Skip();
-      if (I != S.size())
-        return std::nullopt;
-      return Out;
-    }
-    if (I == S.size() || S[I++] != ',')
-      return std::nullopt;
-    Skip();
-  }
-  return std::nullopt;
-}
-
-} // namespace
-
 void detail::noteCommGroup(BuildContext &C, EventId E, TaskId X) {
   auto Name = C.T.strArg(E, trace::ArgKey::ProcessGroupName);
   auto Ranks = C.T.strArg(E, trace::ArgKey::ProcessGroupRanks);
@@ -265,7 +222,7 @@ void detail::noteCommGroup(BuildContext &C, EventId E, TaskId X) {
   std::string Key = fmt::format("{} {}", *Name, *Ranks);
   auto [It, New] = C.CommGroupIndex.try_emplace(Key, ~0u);
   if (New) {
-    if (auto List = parseRankList(*Ranks)) {
+    if (auto List = trace::rankList(*Ranks)) {
       It->second = static_cast<uint32_t>(C.G.CommGroups.size());
       C.G.CommGroups.push_back({std::string(*Name), std::move(*List)});
     }

@@ -584,4 +584,23 @@ std::optional<int64_t> RecordedBytes::operator()(EventId E) {
   });
 }
 
+std::optional<std::vector<int32_t>> rankList(std::string_view S) {
+  // Digits only ("True" is a concrete argument's, not a rank).
+  if (S.empty() || S.front() != '[' ||
+      S.find_first_not_of("0123456789[], ") != std::string_view::npos)
+    return std::nullopt;
+  if (S.find_first_not_of("[] ") == std::string_view::npos)
+    return std::vector<int32_t>{};
+  auto Ints = concreteInts(S);
+  if (!Ints)
+    return std::nullopt;
+  std::vector<int32_t> Out;
+  for (int64_t V : *Ints) {
+    if (V > INT32_MAX)
+      return std::nullopt;
+    Out.push_back(static_cast<int32_t>(V));
+  }
+  return Out;
+}
+
 } // namespace dd::trace

@@ -98,6 +98,10 @@ std::optional<int64_t>
 convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
           std::string_view ConcreteJson);
 
+/// The global ranks of "Process Group Ranks" ("[0, 1, 2]"): integers in a
+/// list, none for anything else.
+std::optional<std::vector<int32_t>> rankList(std::string_view S);
+
 /// The bytes event \p E's arguments describe: a collective's input
 /// payload, else its tensor inputs. None when the trace does not say.
 std::optional<int64_t> recordedBytes(const Trace &T, EventId E);

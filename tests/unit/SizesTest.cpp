@@ -307,3 +307,13 @@ TEST_CASE("bytes moved: inputs read and outputs written, by hand") {
   CHECK(movedOf("aten::sum", "[[64, 1000], [], [], []]",
                 R"(["float", "ScalarList", "Scalar", ""])") == 4LL * 64 * 1000);
 }
+
+TEST_CASE("process-group ranks as PyTorch records them") {
+  using V = std::vector<int32_t>;
+  CHECK(dd::trace::rankList("[0, 1, 2, 3]") == V{0, 1, 2, 3});
+  CHECK(dd::trace::rankList("[7]") == V{7});
+  CHECK(dd::trace::rankList("[]") == V{});
+  for (const char *Bad : {"", "0, 1", "[0, -1]", "[True]", "[0 1]", "[0,,1]",
+                          "[0, 1] x", "[4294967296]"})
+    CHECK_FALSE(dd::trace::rankList(Bad).has_value());
+}
