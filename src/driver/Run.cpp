@@ -462,9 +462,7 @@ int dd::driver::runCheck(const std::vector<std::string> &Models,
           .field("file", D.File)
           .field("line", D.Line)
           .field("column", D.Column)
-          .field("severity", D.Level == Severity::Error     ? "error"
-                             : D.Level == Severity::Warning ? "warning"
-                                                            : "note")
+          .field("severity", severityName(D.Level))
           .field("message", D.Text)
           .endObject();
     W.endArray().endObject();

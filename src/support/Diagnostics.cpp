@@ -8,7 +8,7 @@ using namespace dd;
 /// caret.
 static constexpr size_t MaxShownLine = 150;
 
-static const char *severityName(Severity S) {
+const char *dd::severityName(Severity S) {
   switch (S) {
   case Severity::Error: return "error";
   case Severity::Warning: return "warning";

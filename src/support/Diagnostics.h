@@ -20,6 +20,8 @@
 namespace dd {
 
 enum class Severity : uint8_t { Error, Warning, Note };
+/// "error", "warning" or "note", as diagnostics are rendered.
+const char *severityName(Severity S);
 
 struct Diagnostic {
   Severity Level = Severity::Error;
