@@ -24,6 +24,7 @@ import sys
 PAIRS = {"amp": "baseline", "amp_fp16": "baseline",
          "fused_adam": "baseline", "batch2x": "baseline",
          "compile": "baseline", "cudagraph": "baseline",
+         "checkpoint": "baseline", "offload": "baseline",
          "workers4": "workers0"}
 VERSION_KEYS = ["gpu", "sm_count", "gpu_memory_bytes", "driver", "torch",
                 "cuda", "cudnn", "python", "allow_tf32_matmul",

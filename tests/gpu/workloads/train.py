@@ -30,6 +30,14 @@ Variants (each changes one thing against ``baseline``):
 - ``compile``: the model through ``torch.compile`` (default mode);
 - ``cudagraph``: the whole step (forward, backward, optimizer) captured once
   in a CUDA graph and replayed; Adam needs ``capturable=True`` for that;
+- ``checkpoint``: activation checkpointing as users switch it on: the
+  transformers through ``gradient_checkpointing_enable()`` (every block
+  recomputed in backward), ResNet-50 through ``checkpoint_sequential`` over
+  its stem, 16 bottlenecks and head in 4 segments (the first 3 recomputed);
+  both with ``use_reentrant=False``;
+- ``offload``: every tensor autograd saves in forward kept in pinned host
+  memory (``torch.autograd.graph.save_on_cpu(pin_memory=True)``) and copied
+  back in backward;
 - ``workers0`` / ``workers4`` (ResNet-50 only): batches from a DataLoader
   that decodes JPEG images and augments them (RandomResizedCrop, flip,
   normalise), with 0 or 4 worker processes.
@@ -54,7 +62,8 @@ import torch
 BATCH = {"resnet50": 64, "bert": 32, "gpt2": 8}
 SEQ = {"bert": 128, "gpt2": 512}
 VARIANTS = ["baseline", "amp", "amp_fp16", "fused_adam", "batch2x", "compile",
-            "cudagraph", "workers0", "workers4"]
+            "cudagraph", "checkpoint", "offload", "workers0", "workers4"]
+CHECKPOINT_SEGMENTS = 4  # ResNet-50's checkpoint_sequential
 
 
 def build_model(name):
@@ -86,6 +95,29 @@ def loss_of(name, model, x, y):
     if name == "resnet50":
         return torch.nn.functional.cross_entropy(model(x), y)
     return model(input_ids=x, labels=y).loss
+
+
+def checkpointed(name, model):
+    """The model with activation checkpointing switched on, as users do."""
+    if name != "resnet50":
+        model.gradient_checkpointing_enable(
+            gradient_checkpointing_kwargs={"use_reentrant": False})
+        return model
+    from torch.utils.checkpoint import checkpoint_sequential
+    m = model
+    seq = torch.nn.Sequential(m.conv1, m.bn1, m.relu, m.maxpool, *m.layer1,
+                              *m.layer2, *m.layer3, *m.layer4, m.avgpool,
+                              torch.nn.Flatten(1), m.fc)
+
+    class Checkpointed(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.seq = seq
+
+        def forward(self, x):
+            return checkpoint_sequential(self.seq, CHECKPOINT_SEGMENTS, x,
+                                         use_reentrant=False)
+    return Checkpointed()
 
 
 # --- a DataLoader with a real decode and augment pipeline -------------------
@@ -172,7 +204,12 @@ def run_one(name, variant, args):
     else:
         opt = torch.optim.Adam(params, lr=1e-4, foreach=False)
     fwd = torch.compile(model) if variant == "compile" else model
-    if variant in ("amp", "amp_fp16"):
+    if variant == "checkpoint":
+        fwd = checkpointed(name, model)
+    if variant == "offload":
+        autocast = lambda: torch.autograd.graph.save_on_cpu(  # noqa: E731
+            pin_memory=True)
+    elif variant in ("amp", "amp_fp16"):
         dtype = torch.bfloat16 if variant == "amp" else torch.float16
         autocast = lambda: torch.autocast("cuda", dtype=dtype)  # noqa: E731
     else:
