@@ -5,8 +5,9 @@
 using namespace dd;
 
 static const GpuSpec Catalogue[] = {
-#define DD_GPU(Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Source)  \
-  {Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Source},
+#define DD_GPU(Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Host,    \
+               Source)                                                         \
+  {Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Host, Source},
 #include "support/Gpus.def"
 };
 

@@ -21,6 +21,7 @@ struct GpuSpec {
   double BandwidthGBs;
   int Units; ///< SMs or CUs
   double MemoryGB, L2MB;
+  double HostGBs; ///< host link (PCIe) per direction
   const char *Source;
 };
 

@@ -601,10 +601,12 @@ Value Interpreter::deviceMember(uint32_t Id, bc::MemberId M) {
     if (Id != 0 || Env.Device.MemBandwidth <= 0)
       return Value::none();
     return Value::number(Env.Device.MemBandwidth, Dim::bandwidth());
-  case MemberId::Device_pcie_bandwidth:
-    if (Id != 0 || Env.Device.PcieBandwidth <= 0)
-      return Value::none();
-    return Value::number(Env.Device.PcieBandwidth, Dim::bandwidth());
+  case MemberId::Device_pcie_bandwidth: {
+    // The trace's own large host-device copies, else the catalogue's host
+    // link for its GPU.
+    double Bw = hostBandwidth(Id == 0 ? Env.Device.PcieBandwidth : 0, Spec);
+    return Bw > 0 ? Value::number(Bw, Dim::bandwidth()) : Value::none();
+  }
   case MemberId::Device_known:
     return Value::boolean(Spec != nullptr);
   case MemberId::Device_catalogue:

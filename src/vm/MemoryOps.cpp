@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "support/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include <fmt/format.h>
@@ -202,7 +203,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   MemoryModel &M = mem("offload");
   graph::Graph &G = graph();
   ensureFinalized();
-  double Bw = Env.Device.PcieBandwidth;
+  double Bw = hostBandwidth(Env.Device.PcieBandwidth,
+                            gpuForDevice(Env.Device.Name));
   if (A.Bandwidth) {
     Bw = toNumber(*A.Bandwidth, Dim::bandwidth(), "'bandwidth'");
     if (!(Bw > 0) || !std::isfinite(Bw))
@@ -210,7 +212,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
            ")");
   } else if (!(Bw > 0)) {
     fail("offload needs 'bandwidth BW': the trace has no host-device copies "
-         "of 1 MiB or more to measure the PCIe bandwidth from");
+         "of 1 MiB or more to measure the PCIe bandwidth from, and its GPU "
+         "is not in the catalogue");
   }
   auto StreamOf = [&](const Value *On) -> graph::ResourceId {
     if (!On)
@@ -458,6 +461,12 @@ int64_t vm::iterationPeak(const MemoryModel &M, uint32_t Pool,
   memory::Profile Pr = M.profile({R.Start, R.End}, G);
   auto [Begin, End] = sim::iterationSpan(G, R, It);
   return memory::peakIn(Pr.Curves[Pool], Begin, End).Bytes;
+}
+
+double vm::hostBandwidth(double Measured, const GpuSpec *Spec) {
+  if (Measured > 0)
+    return Measured;
+  return Spec ? Spec->HostGBs : 0; // GB/s = bytes/ns
 }
 
 double vm::estimatePcieBandwidth(const graph::Graph &G) {

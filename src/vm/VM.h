@@ -27,6 +27,10 @@ namespace dd::memory {
 class MemoryModel;
 } // namespace dd::memory
 
+namespace dd {
+struct GpuSpec;
+}
+
 namespace dd::vm {
 
 class Value;
@@ -136,6 +140,11 @@ double estimateMemBandwidth(const graph::Graph &G);
 /// bytes/duration over the trace's HtoD and DtoH copies of at least 1 MiB
 /// and 10 us, else 0.
 double estimatePcieBandwidth(const graph::Graph &G);
+
+/// The host-device copy bandwidth a model takes (bytes/ns): \p Measured (the
+/// trace's own copies) where known, else the host link of the catalogue's
+/// \p Spec, else 0.
+double hostBandwidth(double Measured, const GpuSpec *Spec);
 
 /// The device pool a run reports the peak of: the device pool with the most
 /// memory records in the replayed window (the lowest id on a tie).
