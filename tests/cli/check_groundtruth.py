@@ -14,7 +14,11 @@ command a user types:
 - with `--unprofiled BASELINE_TIME`: CPU work scaled to take the profiler's
   overhead out first; the prediction is then a time directly.
 
-Each is compared with the variant's profiler-free time. No error bound is
+Each is compared with the variant's profiler-free time; and the sum of
+GPU work in the iteration predicted by `ddscript compare BASELINE VARIANT
+--model MODEL` with the variant's trace (kernel time, which the host's CPU
+speed does not blur). `--set MODEL:NAME=VALUE` adds a setting to every run
+of that model (`--set amp:physical=true`). No error bound is
 asserted yet (first we learn where we stand); the check fails where a run
 fails, prints no prediction, or where --unprofiled's replay misses the
 baseline's time by more than 2% without saying the run is bound by GPU work.
@@ -161,9 +165,16 @@ def main(argv):
         extra = ["--set", "roofline=true"] if "--roofline" in argv else []
         cross(ddscript, gt, argv[argv.index("--cross") + 1], markdown, extra)
         return
+    # --set MODEL:NAME=VALUE adds a setting to every run of MODEL (a stdlib
+    # name or a file's stem), e.g. --set amp:physical=true.
+    more = {}
+    for i, a in enumerate(argv):
+        if a == "--set" and i + 1 < len(argv) and ":" in argv[i + 1]:
+            m, kv = argv[i + 1].split(":", 1)
+            more.setdefault(m, []).append(kv)
     man = json.load(open(os.path.join(gt, "manifest.json")))
     conf = {(c["model"], c["variant"]): c for c in man["configurations"]}
-    rows, errors_trace, errors_unprof = [], [], []
+    rows, errors_trace, errors_unprof, errors_gpu = [], [], [], []
     for p in man["pairs"]:
         base = conf[(p["model"], p["baseline"])]
         var = conf[(p["model"], p["variant"])]
@@ -175,6 +186,8 @@ def main(argv):
         if not spec:
             continue
         model, settings = spec
+        settings = settings + more.get(
+            os.path.splitext(os.path.basename(model))[0], [])
         trace = os.path.join(gt, base["trace"])
         cmd = [ddscript, "run", model, "--trace", trace, "--format", "json"]
         for s in settings:
@@ -206,20 +219,36 @@ def main(argv):
             row["peak_pred"] = plain["peak_bytes_predicted"] / 2**30
             row["peak_var"] = var["peak_allocated_bytes"] / 2**30
             row["peak_base"] = base["peak_allocated_bytes"] / 2**30
+        # GPU work (the sum of kernel time in the iteration, which the host's
+        # CPU speed does not blur): predicted from the baseline's trace by
+        # `compare`, against the variant's trace.
+        cmp_cmd = [ddscript, "compare", trace,
+                   os.path.join(gt, var["trace"]), "--model", model,
+                   "--format", "json"]
+        for s in settings:
+            cmp_cmd += ["--set", s]
+        cmp, _ = run(cmp_cmd)
+        gpu = next(b for b in cmp["breakdown"]
+                   if b["what"] == "GPU work (sum)")
+        row["gpu"] = [gpu["before_ns"] / 1e6, gpu["after_ns"] / 1e6,
+                      gpu["predicted_ns"] / 1e6]
+        row["err_gpu"] = gpu["predicted_ns"] / gpu["after_ns"] - 1
         errors_trace.append(abs(row["err_trace"]))
         errors_unprof.append(abs(row["err_unprof"]))
+        errors_gpu.append(abs(row["err_gpu"]))
 
     if markdown:
         print("| pair | measured before | measured after (runs) | ddscript "
               "model | from the trace | error | with --unprofiled | error | "
+              "GPU work: before, after, predicted | "
               "peak memory: before, after, predicted |")
-        print("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         spread = f"{r['spread'][0]:.1f}-{r['spread'][1]:.1f}"
         if "model" not in r:
             line = [r["pair"], f"{r['base']:.2f} ms",
                     f"{r['var']:.2f} ms ({spread})", "no model yet", "", "",
-                    "", "", ""]
+                    "", "", "", ""]
         else:
             note = " (GPU-bound: knee)" if r["gpu_bound"] else ""
             line = [r["pair"], f"{r['base']:.2f} ms",
@@ -230,6 +259,8 @@ def main(argv):
                        f"{r['cpu_range'][1]:.2f})"
                        if r["cpu_range"][1] > 2 * r["cpu_range"][0] else "")
                     + note, f"{r['err_unprof']:+.1%}",
+                    f"{r['gpu'][0]:.2f}, {r['gpu'][1]:.2f}, "
+                    f"{r['gpu'][2]:.2f} ms ({r['err_gpu']:+.1%})",
                     (f"{r['peak_base']:.2f}, {r['peak_var']:.2f}, "
                      f"{r['peak_pred']:.2f} GiB "
                      f"({r['peak_pred'] / r['peak_var'] - 1:+.1%})")
@@ -240,7 +271,8 @@ def main(argv):
         n = len(errors_trace)
         print(f"\nmean |error| over {n} predictions: from the trace "
               f"{sum(errors_trace) / n:.1%}, with --unprofiled "
-              f"{sum(errors_unprof) / n:.1%}")
+              f"{sum(errors_unprof) / n:.1%}; GPU work "
+              f"{sum(errors_gpu) / n:.1%}")
 
 
 if __name__ == "__main__":
