@@ -105,6 +105,8 @@ int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
   D.SteadyState = defaultIteration(*D.G);
   for (const trace::DeviceInfo &Dev : T.Devices)
     D.DeviceMemory.push_back({Dev.Id, Dev.TotalGlobalMem});
+  if (!T.Devices.empty())
+    D.DeviceName = T.Devices.front().Name;
   // The file is the command's output, not its input: the error names it
   // in the message ("ddscript: error: cannot write 'x': reason").
   auto Write = [&](const std::string &Path, const std::string &Text) {

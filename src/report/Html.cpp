@@ -78,6 +78,7 @@ private:
   void timeline();
   void bars();
   void memory();
+  void roofline();
   void critical();
   void sweep();
   void opportunities();
@@ -431,6 +432,67 @@ void HtmlWriter::memory() {
   Out += "<div id=\"mem\" class=\"chart\"></div></section>\n";
 }
 
+void HtmlWriter::roofline() {
+  if (D.Opportunities || D.Compared || D.SweepResults)
+    return; // their pages are about other things
+  Roofline R = detail::roofline(D);
+  if (R.Iteration.empty() || !R.KernelNs)
+    return;
+  Out += fmt::format("<section id=\"roofline\"><h2>Roofline: the kernels of "
+                     "{}</h2>\n",
+                     htmlEscape(R.Iteration));
+  if (R.Points.empty()) {
+    Out += "<p class=\"note\">No kernel of this iteration has its work "
+           "(FLOPs and bytes moved) from recorded shapes: record the trace "
+           "with <code>torch.profiler.profile(record_shapes=True)</code>."
+           "</p></section>\n";
+    return;
+  }
+  std::string Roofs =
+      R.Gpu.empty()
+          ? fmt::format("the GPU catalogue does not know {}, so no roofs are "
+                        "drawn",
+                        htmlEscape(D.DeviceName.empty() ? std::string("its GPU")
+                                                        : D.DeviceName))
+          : fmt::format("the lines are the {} roofs of the GPU catalogue: "
+                        "{:g} GB/s of memory bandwidth up to each dense peak",
+                        htmlEscape(R.Gpu), R.BandwidthGBs);
+  Out += fmt::format(
+      "<p class=\"note\">{} of {} of this iteration's kernel time ({} "
+      "kernels) have their FLOPs and bytes moved from recorded shapes; each "
+      "dot is one kernel at its arithmetic intensity and the FLOP/s it "
+      "achieved over its traced time, its area its time{}; {}.</p>\n"
+      "<div id=\"roofline-plot\" class=\"chart\"></div>\n",
+      formatDuration(R.SizedNs), formatDuration(R.KernelNs), R.SizedKernels,
+      R.Points.size() < R.SizedKernels
+          ? fmt::format(" (the {} longest drawn)", R.Points.size())
+          : std::string(),
+      Roofs);
+  Out += "<table class=\"grid\" id=\"roofline-table\"><tr><th>class</th>"
+         "<th>kernels</th><th>time</th><th>with shapes</th><th>TFLOP/s</th>"
+         "<th>GB/s</th><th>FLOPs/byte</th></tr>\n";
+  for (unsigned K = 0; K < R.Classes.size(); ++K) {
+    const Roofline::ClassRow &C = R.Classes[K];
+    if (!C.Kernels)
+      continue;
+    std::string Rates = "<td class=\"num\">-</td><td class=\"num\">-</td>"
+                        "<td class=\"num\">-</td>";
+    if (C.SizedNs > 0)
+      Rates = fmt::format("<td class=\"num\">{:.2f}</td><td class=\"num\">"
+                          "{:.1f}</td><td class=\"num\">{:.2f}</td>",
+                          C.Flops / double(C.SizedNs) / 1e3,
+                          C.Bytes / double(C.SizedNs), C.Flops / C.Bytes);
+    Out += fmt::format(
+        "<tr data-class=\"{}\" data-sized=\"{}\"><td>{}</td>"
+        "<td class=\"num\">{}</td>{}<td class=\"num\">{}</td>{}</tr>\n",
+        graph::kernelClassName(static_cast<graph::KernelClass>(K)), C.Sized,
+        graph::kernelClassName(static_cast<graph::KernelClass>(K)), C.Kernels,
+        durationCell(nullptr, C.Ns),
+        C.Ns ? formatPercent(double(C.SizedNs) / double(C.Ns)) : "-", Rates);
+  }
+  Out += "</table></section>\n";
+}
+
 void HtmlWriter::critical() {
   const std::vector<sim::CriticalPath> &BP = D.before().Paths,
                                        &AP = D.after().Paths;
@@ -672,6 +734,7 @@ std::string HtmlWriter::write() {
   timeline();
   bars();
   memory();
+  roofline();
   critical();
   Out += "<noscript><p>The charts need JavaScript; the numbers and tables do "
          "not.</p></noscript>\n";

@@ -3,7 +3,8 @@
 // One JSON object, embedded in the page, that report.js draws from: the
 // leaves of each resource on the two schedules compared (times relative to
 // each window's start), per-phase and per-layer totals, memory curves, the
-// sweep, the ranked what-ifs of `opportunities` and the rows of `compare`.
+// sweep, the roofline's kernels, the ranked what-ifs of `opportunities` and
+// the rows of `compare`.
 // Compact: tasks are flat integer arrays, names an indexed table.
 // docs/report.md describes each view.
 //
@@ -15,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace dd;
 using namespace dd::report;
@@ -61,6 +63,7 @@ private:
   void memoryCurve(const memory::Curve &C, Span Win);
   void memory();
   void sweep();
+  void roofline();
   void opportunities();
   void comparison();
 };
@@ -351,6 +354,47 @@ void PageWriter::sweep() {
   W.endArray().endObject();
 }
 
+/// \p V to 4 significant digits: the plot needs no more, the page less.
+static double fourDigits(double V) {
+  if (V == 0 || !std::isfinite(V))
+    return V;
+  double Scale = std::pow(10.0, 3 - std::floor(std::log10(std::fabs(V))));
+  return std::round(V * Scale) / Scale;
+}
+
+void PageWriter::roofline() {
+  W.key("roofline");
+  // As the page shows it: not on the pages of opportunities, compare and
+  // sweeps (HtmlWriter::roofline).
+  Roofline R = D.Opportunities || D.Compared || D.SweepResults
+                   ? Roofline()
+                   : detail::roofline(D);
+  if (R.Points.empty()) {
+    W.null();
+    return;
+  }
+  W.beginObject().field("iteration", R.Iteration).field("gpu", R.Gpu);
+  W.field("device", D.DeviceName).field("bandwidth", R.BandwidthGBs);
+  W.key("peaks").beginArray();
+  for (const auto &[Name, Tflops] : R.Peaks)
+    W.beginArray().value(Name).value(Tflops).endArray();
+  W.endArray().key("classes").beginArray();
+  for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
+    W.value(graph::kernelClassName(static_cast<graph::KernelClass>(K)));
+  W.endArray().field("sized", static_cast<uint64_t>(R.SizedKernels));
+  // Each point: intensity, TFLOP/s, ns, class, name.
+  W.key("points").beginArray();
+  for (const Roofline::Point &P : R.Points)
+    W.beginArray()
+        .value(fourDigits(P.Intensity))
+        .value(fourDigits(P.Tflops))
+        .value(P.Ns)
+        .value(static_cast<unsigned>(P.Class))
+        .value(nameOf(P.Task))
+        .endArray();
+  W.endArray().endObject();
+}
+
 void PageWriter::opportunities() {
   W.key("opportunities");
   if (!D.Opportunities) {
@@ -418,6 +462,7 @@ void PageWriter::write() {
   bars();
   memory();
   sweep();
+  roofline();
   opportunities();
   comparison();
   // Last: the names the tasks above refer to.

@@ -170,6 +170,9 @@ struct RunData {
   const memory::MemoryModel *PredictedMemory = nullptr;
   /// Device memory capacity by device id (0: unknown).
   std::vector<std::pair<int32_t, int64_t>> DeviceMemory;
+  /// The trace's GPU as its device properties name it ("" when none): the
+  /// roofline's roofs come from the catalogue's entry for it.
+  std::string DeviceName;
   std::optional<Sweep> SweepResults;
   /// A job (several ranks joined in one graph): each rank's resources, so
   /// that the timeline shows one process per rank and side. Empty for one

@@ -7,6 +7,7 @@
 #ifndef DD_REPORT_REPORTIMPL_H
 #define DD_REPORT_REPORTIMPL_H
 
+#include "graph/KernelClass.h"
 #include "report/Report.h"
 #include "sim/CriticalPath.h"
 
@@ -86,6 +87,35 @@ int64_t capacityOf(const RunData &D, int32_t DeviceId);
 
 /// Union of GPU work inside \p W on \p S.
 int64_t gpuBusy(const Graph &G, const Schedule &S, Span W);
+
+/// The kernels of the steady-state iteration with work from recorded shapes,
+/// against the roofs of the trace's GPU (Roofline.cpp).
+struct Roofline {
+  static constexpr size_t MaxPoints = 2000;
+  struct Point {
+    double Intensity; ///< FLOPs per byte moved
+    double Tflops;    ///< achieved over the traced duration
+    int64_t Ns;       ///< traced duration
+    graph::KernelClass Class;
+    TaskId Task;
+  };
+  struct ClassRow {
+    uint64_t Kernels = 0, Sized = 0; ///< all, and with work from shapes
+    int64_t Ns = 0, SizedNs = 0;
+    double Flops = 0, Bytes = 0; ///< of the sized kernels
+  };
+  std::string Iteration; ///< its label; empty: no steady-state iteration
+  /// The longest sized kernels, at most MaxPoints, longest first.
+  std::vector<Point> Points;
+  size_t SizedKernels = 0; ///< all sized kernels (Points may hold fewer)
+  int64_t SizedNs = 0, KernelNs = 0;
+  std::vector<ClassRow> Classes; ///< by graph::KernelClass
+  /// The catalogue's entry for the trace's GPU: "" when it has none.
+  std::string Gpu;
+  double BandwidthGBs = 0;
+  std::vector<std::pair<std::string, double>> Peaks; ///< name, TFLOP/s
+};
+Roofline roofline(const RunData &D);
 
 /// The JSON object the HTML report's script draws from (PageData.cpp).
 std::string pageData(const RunData &D);

@@ -35,6 +35,13 @@ its end (body data-dd-rendered); the timeline canvas was drawn; and
            command's times;
   --sweep  the sweep plot has one point per result the command printed, at
            its predicted time, titled with its parameters;
+  --roofline MODEL
+           (run/replay) the roofline table has, per kernel class, as many
+           kernels with work from shapes as `ddscript run MODEL` on the
+           same trace prints ("roofline CLASS COUNT NS", from the
+           language's k.flops and k.bytes_moved), the page's data as many
+           points (when none are left out), and in the browser one dot per
+           point and one roof per peak of the trace's GPU;
   --screenshot FILE
            a 1400x1000 screenshot is a PNG of that size with a drawn page
            (many colours, not mostly white); kept at FILE.
@@ -182,6 +189,41 @@ def check_job_ranks(html, rep, pick, keys):
         if got != want:
             fail(f"rank {r['rank']}: the page has {got}, the command "
                  f"says {want}")
+
+
+def check_roofline(html, cmd, model):
+    """The roofline's kernels by class against the language's; the number
+    of points in the page's data."""
+    trace = cmd[cmd.index("--trace") + 1]
+    out = run([cmd[0], "run", model, "--trace", trace])
+    want = {}
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "roofline":
+            want[f[1]] = (int(f[2]), int(f[3]))
+    if not want:
+        fail(f"{model} found no kernel with work from shapes")
+    got = {}
+    for m in re.finditer(r'<tr data-class="(\w+)" data-sized="(\d+)">.*?'
+                         r'</td><td class="num" data-ns="(\d+)"', html):
+        if int(m.group(2)):
+            got[m.group(1)] = int(m.group(2))
+    if got != {c: n for c, (n, _) in want.items()}:
+        fail(f"roofline table: kernels with shapes {got}, the language "
+             f"finds {want}")
+    data = page_data(html)["roofline"]
+    total = sum(n for n, _ in want.values())
+    if data["sized"] != total:
+        fail(f"roofline data: {data['sized']} sized kernels, want {total}")
+    if len(data["points"]) != min(total, 2000):
+        fail(f"roofline data: {len(data['points'])} points of {total}")
+    ns = sorted((p[2] for p in data["points"]), reverse=True)
+    if [p[2] for p in data["points"]] != ns:
+        fail("roofline points are not longest first")
+    if total <= 2000 and sum(ns) != sum(t for _, t in want.values()):
+        fail(f"roofline points last {sum(ns)} ns, the language's "
+             f"{sum(t for _, t in want.values())} ns")
+    return len(data["points"])
 
 
 def static_checks(html, command, out):
@@ -338,7 +380,7 @@ def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     sweep = no_browser = False
-    shot = threads = None
+    shot = threads = roofline = None
     i = 0
     while i < len(opts):
         if opts[i] == "--sweep":
@@ -349,6 +391,8 @@ def main(argv):
             shot = opts[i + 1]; i += 2
         elif opts[i] == "--threads":
             threads = opts[i + 1].split(","); i += 2
+        elif opts[i] == "--roofline":
+            roofline = opts[i + 1]; i += 2
         else:
             sys.exit(f"check_page.py: unknown option {opts[i]}")
     tmp = tempfile.mkdtemp()
@@ -363,6 +407,8 @@ def main(argv):
         fail("two runs wrote different pages")
     command = cmd[1]
     rep = static_checks(html, command, outs[0])
+    if roofline:
+        points = check_roofline(html, cmd, roofline)
 
     if no_browser:
         return
@@ -408,6 +454,17 @@ def main(argv):
                 if got != s["ns"]:
                     fail(f"{key}: the bar for {s['what']!r} shows {got}, "
                          f"the command says {s['ns']}")
+    if roofline:
+        part = dom.split('id="roofline-plot"')[1].split("</svg>")[0]
+        dots = re.findall(r'<circle [^>]*class="point"', part)
+        roofs = re.findall(r'<polyline [^>]*class="roof"', part)
+        data = page_data(html)["roofline"]
+        if len(dots) != points:
+            fail(f"the roofline draws {len(dots)} kernels, its data has "
+                 f"{points}")
+        want = len(data["peaks"]) if data["bandwidth"] else 0
+        if len(roofs) != want:
+            fail(f"the roofline draws {len(roofs)} roofs, want {want}")
     if command == "opportunities":
         want = [(str(k + 1), str(o["gain_ns"]))
                 for k, o in enumerate(rep["opportunities"])]

@@ -471,6 +471,68 @@
     }
   }
 
+  // --- Roofline: the sized kernels against the GPU's roofs ------------------
+  function drawRoofline(root) {
+    var rf = data.roofline, pts = rf.points;
+    var W = widthOf(root, 1000), H = 380, L = 70, R = 130, Tp = 12, B = 44;
+    var lo = function (v) { return Math.pow(10, Math.floor(Math.log10(v))); };
+    var hi = function (v) { return Math.pow(10, Math.ceil(Math.log10(v))); };
+    var xs = pts.map(function (p) { return p[0]; }), ys = pts.map(function (p) { return p[1]; });
+    var peakMax = 0;
+    rf.peaks.forEach(function (pk) { peakMax = Math.max(peakMax, pk[1]); });
+    var x0 = lo(Math.min.apply(null, xs)), x1 = hi(Math.max.apply(null, xs.concat(
+      rf.bandwidth ? [1000 * peakMax / rf.bandwidth * 4] : [])));
+    var y0 = lo(Math.min.apply(null, ys)), y1 = hi(Math.max.apply(null, ys.concat([peakMax])));
+    if (x0 === x1) x1 = x0 * 10;
+    if (y0 === y1) y1 = y0 * 10;
+    var lx0 = Math.log10(x0), lx1 = Math.log10(x1), ly0 = Math.log10(y0), ly1 = Math.log10(y1);
+    var X = function (v) { return L + (Math.log10(v) - lx0) / (lx1 - lx0) * (W - L - R); };
+    var Y = function (v) { return Tp + (1 - (Math.log10(v) - ly0) / (ly1 - ly0)) * (H - Tp - B); };
+    var svg = svgEl('svg', { width: W, height: H, class: 'roofline' }, root);
+    var ax = svgEl('g', { class: 'axis' }, svg);
+    for (var e = lx0; e <= lx1; e++) {
+      svgEl('line', { x1: X(Math.pow(10, e)), x2: X(Math.pow(10, e)), y1: Tp, y2: H - B, class: 'grid-line' }, ax);
+      svgText(ax, X(Math.pow(10, e)), H - 26, String(+Math.pow(10, e).toPrecision(3)), { 'text-anchor': 'middle' });
+    }
+    for (var f = ly0; f <= ly1; f++) {
+      svgEl('line', { x1: L, x2: W - R, y1: Y(Math.pow(10, f)), y2: Y(Math.pow(10, f)), class: 'grid-line' }, ax);
+      svgText(ax, L - 6, Y(Math.pow(10, f)) + 4, String(+Math.pow(10, f).toPrecision(3)), { 'text-anchor': 'end' });
+    }
+    svgText(ax, (L + W - R) / 2, H - 6, 'arithmetic intensity (FLOPs per byte moved)', { 'text-anchor': 'middle' });
+    svgText(ax, 14, (Tp + H - B) / 2, 'TFLOP/s achieved',
+      { 'text-anchor': 'middle', transform: 'rotate(-90 14 ' + (Tp + H - B) / 2 + ')' });
+    // The roofs: bandwidth (TFLOP/s = intensity x GB/s / 1000) up to each peak.
+    rf.peaks.forEach(function (pk) {
+      if (!rf.bandwidth) return;
+      var knee = 1000 * pk[1] / rf.bandwidth;
+      var xa = Math.max(x0, y0 * 1000 / rf.bandwidth);
+      var roof = svgEl('polyline', {
+        points: X(xa) + ',' + Y(xa * rf.bandwidth / 1000) + ' ' + X(Math.min(knee, x1)) + ',' +
+          Y(Math.min(pk[1], x1 * rf.bandwidth / 1000)) + ' ' + X(x1) + ',' + Y(pk[1]),
+        class: 'roof', 'data-peak': pk[1]
+      }, svg);
+      title(roof, rf.gpu + ' ' + pk[0] + ': ' + pk[1] + ' TFLOP/s dense peak, ' + rf.bandwidth + ' GB/s');
+      svgText(svg, W - R + 4, Y(pk[1]) + 4, pk[0] + ' ' + pk[1], { 'font-size': 11 });
+    });
+    var palette = ['#3b7dd8', '#e8793a', '#3fa34d', '#9b59b6', '#c0392b', '#16a2a2', '#8c6d31', '#e377c2',
+      '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939'];
+    var maxNs = 1;
+    pts.forEach(function (p) { maxNs = Math.max(maxNs, p[2]); });
+    var used = [];
+    // The shortest on top, so that long kernels do not hide them.
+    pts.slice().reverse().forEach(function (p) {
+      if (used.indexOf(p[3]) < 0) used.push(p[3]);
+      var c = svgEl('circle', {
+        cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: (2 + 8 * Math.sqrt(p[2] / maxNs)).toFixed(1),
+        fill: palette[p[3] % palette.length], class: 'point', 'data-class': rf.classes[p[3]], 'data-ns': p[2]
+      }, svg);
+      title(c, data.names[p[4]] + '\n' + rf.classes[p[3]] + ': ' + fmtDur(p[2]) + ', ' + p[1] + ' TFLOP/s at ' +
+        p[0] + ' FLOPs/byte');
+    });
+    used.sort(function (a, b) { return a - b; });
+    legend(root, used.map(function (k) { return [rf.classes[k], palette[k % palette.length]]; }));
+  }
+
   // --- Opportunities: the gain of each ranked what-if -----------------------
   function drawOpportunities(root) {
     var op = data.opportunities, es = op.entries;
@@ -520,6 +582,8 @@
   if (mem) drawMemory(mem);
   var sweep = document.getElementById('sweep-plot');
   if (sweep && data.sweep) drawSweep(sweep);
+  var rooflinePlot = document.getElementById('roofline-plot');
+  if (rooflinePlot && data.roofline) drawRoofline(rooflinePlot);
   var opportunities = document.getElementById('opportunity-bars');
   if (opportunities && data.opportunities) drawOpportunities(opportunities);
   var compare = document.getElementById('compare-bars');
