@@ -87,6 +87,17 @@ struct RecordOptions {
 int runRecord(const RecordOptions &O);
 
 /// `ddscript convert`: any trace ddscript reads -> Chrome-trace JSON.
+/// `ddscript export --format chakra -o DIR`: the reported iteration of each
+/// rank, as a model leaves it, as Chakra execution traces (Export.cpp).
+struct ExportOptions {
+  std::string Format = "chakra";
+  std::string OutDir;
+  std::string Model;                 ///< "" for the graph as traced
+  std::vector<std::string> Settings; ///< NAME=VALUE for the model
+  uint64_t MaxSteps = 50'000'000;
+};
+int runExport(const ExportOptions &E, const TraceOptions &T);
+
 struct ConvertOptions {
   std::string Input;
   std::string Output;

@@ -112,7 +112,10 @@ std::string usageError(const CLI::App *App, const CLI::Error &E) {
   return "ddscript: error: " + Msg + "\n(see '" + Cmd + " --help')\n";
 }
 
-void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
+/// \p Format: whether --format is the output's (text or json); `export`
+/// takes it for what it writes.
+void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations,
+                     bool Format = true) {
   Cmd->add_option("--trace,-t", O.TracePaths,
                   "Trace file: PyTorch profiler JSON (.json, .json.gz) or "
                   "run.cupti from `ddscript record`; for `replay`, several "
@@ -131,8 +134,9 @@ void addTraceOptions(CLI::App *Cmd, TraceOptions &O, bool Iterations) {
                   "typical (each kind's typical delay; the replay error then "
                   "shows how much the dependencies explain)")
       ->check(CLI::IsMember({"exact", "typical"}));
-  Cmd->add_option("--format", O.Format, "Output format: text or json")
-      ->transform(formatName());
+  if (Format)
+    Cmd->add_option("--format", O.Format, "Output format: text or json")
+        ->transform(formatName());
 }
 
 /// --report, with what the command adds to the page (\p Also, or empty).
@@ -366,6 +370,37 @@ int main(int argc, char **argv) {
     if (Record.Command.empty())
       Record.Command = RecordCmd->remaining();
     std::exit(runRecord(Record));
+  });
+
+  ExportOptions Export;
+  TraceOptions ExportTrace;
+  CLI::App *ExportCmd = App.add_subcommand(
+      "export", "Write the reported iteration of each rank's graph (after "
+                "--model) for another tool: Chakra execution traces for "
+                "ASTRA-sim");
+  addTraceOptions(ExportCmd, ExportTrace, true, /*Format=*/false);
+  ExportCmd
+      ->add_option("--format", Export.Format,
+                   "What to write: chakra (one DIR/chakra.RANK.et per rank)")
+      ->check(CLI::IsMember({"chakra"}));
+  ExportCmd->add_option("-o,--output", Export.OutDir, "The folder to write")
+      ->required();
+  ExportCmd->add_option("--model", Export.Model,
+                        "Apply this model first (a .dd file or a standard "
+                        "model's name)");
+  ExportCmd->add_option("--set", Export.Settings,
+                        "Set a parameter of the model: NAME=VALUE "
+                        "(repeatable)");
+  OutputFormat ExportFormat = OutputFormat::Text;
+  ExportCmd
+      ->add_option("--print", ExportFormat,
+                   "How to report what was written: text or json")
+      ->transform(formatName());
+  ExportCmd->callback([&] {
+    ExportTrace.Format = ExportFormat;
+    std::exit(resolveTraces(ExportTrace, "export", true)
+                  ? runExport(Export, ExportTrace)
+                  : ExitBadInput);
   });
 
   ConvertOptions Convert;

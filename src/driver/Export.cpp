@@ -1,0 +1,201 @@
+//===- Export.cpp - ddscript export ---------------------------------------===//
+//
+// `ddscript export --format chakra --trace T... [--model M] -o DIR`: the
+// reported iteration of each rank's graph, as a model leaves it, as a
+// Chakra execution trace DIR/chakra.RANK.et (export/ChakraEt.h), the files
+// ASTRA-sim takes as a workload (docs/chakra.md). Each rank is set up as
+// `run` sets up one trace (iteration choice, focused read), so a job's
+// ranks are exported one at a time; collectives keep their order per rank,
+// which is how ASTRA-sim pairs them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Console.h"
+#include "driver/Format.h"
+#include "driver/Predict.h"
+#include "driver/Run.h"
+#include "driver/Session.h"
+#include "export/ChakraEt.h"
+#include "support/FileIO.h"
+#include "support/Format.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+
+using namespace dd;
+using namespace dd::driver;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RankFile {
+  int64_t Rank = 0;
+  std::string Trace, Path, Iteration, Bytes;
+  exporter::ChakraStats Stats;
+};
+
+std::string kindsText(const exporter::ChakraStats &S) {
+  std::string Out;
+  for (unsigned K = 0; K < graph::NumEdgeKinds; ++K)
+    if (S.ByKind[K])
+      Out += fmt::format("{}{} {}", Out.empty() ? "" : ", ",
+                         graph::edgeKindName(static_cast<graph::EdgeKind>(K)),
+                         S.ByKind[K]);
+  return Out.empty() ? "none" : Out;
+}
+
+} // namespace
+
+int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
+  if (E.OutDir.empty()) {
+    reportError("ddscript", "export needs -o DIR, the folder to write to");
+    return ExitBadInput;
+  }
+  std::error_code Ec;
+  if (fs::exists(E.OutDir, Ec) && !fs::is_directory(E.OutDir, Ec)) {
+    reportError(E.OutDir, "-o names a file; export writes a folder of "
+                          "Chakra files (one per rank)");
+    return ExitBadInput;
+  }
+  std::unique_ptr<PreparedModel> PM;
+  ModelOptions M;
+  M.Model = E.Model;
+  M.Settings = E.Settings;
+  M.MaxSteps = E.MaxSteps;
+  if (!E.Model.empty()) {
+    PM = prepareModel(M);
+    if (!PM)
+      return ExitBadInput;
+    if (combinationCount(PM->Axes) > 1) {
+      reportError("ddscript", "export writes one graph: give each --set "
+                              "parameter one value");
+      return ExitBadInput;
+    }
+  }
+  std::vector<std::string> Traces =
+      T.TracePaths.empty() ? std::vector<std::string>{T.TracePath}
+                           : T.TracePaths;
+  std::vector<RankFile> Files;
+  std::map<int64_t, std::string> Ranks;
+  for (size_t I = 0; I < Traces.size(); ++I) {
+    TraceOptions One = T;
+    One.TracePath = Traces[I];
+    One.TracePaths = {Traces[I]};
+    if (PM && !checkRun(*PM, One))
+      return ExitBadInput;
+    RunSetupResult Setup = setupRun(One, std::nullopt);
+    if (!Setup.Setup)
+      return Setup.Rc;
+    RunSetup &S = *Setup.Setup;
+    RankFile F;
+    F.Trace = Traces[I];
+    const trace::DistributedInfo &Dist = S.In.Trace.Distributed;
+    F.Rank = Dist.Present && Dist.Rank >= 0 ? Dist.Rank
+                                            : static_cast<int64_t>(I);
+    auto [Seen, New] = Ranks.emplace(F.Rank, Traces[I]);
+    if (!New) {
+      reportError(Traces[I], fmt::format("rank {} again (also {})", F.Rank,
+                                         Seen->second));
+      return ExitBadInput;
+    }
+    size_t It = S.Chosen.front();
+    const std::vector<int64_t> *Start = &S.Base.Start;
+    std::optional<Prediction> P;
+    if (PM) {
+      P.emplace(predict(S.baseline(), S.G, PM->Model.Program,
+                        combination(PM->Axes, 0), RunMemory(), E.MaxSteps));
+      writeErr(P->R.Output);
+      if (!P->R.Ok) {
+        reportDiagnostic(PM->SM, P->R.Error);
+        return ExitBadInput;
+      }
+      if (!P->SimError.empty()) {
+        reportError(PM->Path, P->SimError);
+        return ExitBadInput;
+      }
+      Start = &P->Pred->Start;
+    }
+    exporter::ChakraOptions O;
+    O.Iteration = It;
+    O.Rank = F.Rank;
+    O.Source = Traces[I];
+    O.Model = PM ? PM->Path : "";
+    F.Bytes = exporter::writeChakra(S.G, *Start, O, F.Stats);
+    F.Iteration = S.G.Iterations[It].Label;
+    F.Path = (fs::path(E.OutDir) / fmt::format("chakra.{}.et", F.Rank))
+                 .string();
+    Files.push_back(std::move(F));
+  }
+  // Nothing written over an input.
+  std::vector<NamedPath> Outs, Ins;
+  for (const RankFile &F : Files) {
+    Outs.push_back({"-o", F.Path});
+    Ins.push_back({"the trace being read", F.Trace});
+  }
+  if (PM)
+    Ins.push_back({"the model being read", PM->Path});
+  if (!checkOutputPaths(Outs, Ins))
+    return ExitBadInput;
+  fs::create_directories(E.OutDir, Ec);
+  if (Ec) {
+    reportError(E.OutDir, "cannot create the folder: " + Ec.message());
+    return ExitBadInput;
+  }
+  for (const RankFile &F : Files)
+    if (auto Err = writeFileAtomically(F.Path, F.Bytes)) {
+      reportError(F.Path, llvm::toString(std::move(Err)));
+      return ExitBadInput;
+    }
+
+  if (T.Format == OutputFormat::Json) {
+    std::string Out;
+    JsonWriter W(Out);
+    W.beginObject().field("format", "chakra");
+    W.field("workload", (fs::path(E.OutDir) / "chakra").string());
+    W.key("files").beginArray();
+    for (const RankFile &F : Files) {
+      W.beginObject().field("rank", F.Rank).field("path", F.Path);
+      W.field("trace", F.Trace).field("iteration", F.Iteration);
+      W.field("nodes", static_cast<uint64_t>(F.Stats.Nodes));
+      W.field("cpu_nodes", static_cast<uint64_t>(F.Stats.CpuNodes));
+      W.field("comm_nodes", static_cast<uint64_t>(F.Stats.CommNodes));
+      W.field("comm_as_compute", static_cast<uint64_t>(F.Stats.CommAsCompute));
+      W.field("ctrl_deps", static_cast<uint64_t>(F.Stats.CtrlDeps));
+      W.field("data_deps", static_cast<uint64_t>(F.Stats.DataDeps));
+      W.key("data_deps_by_kind").beginObject();
+      for (unsigned K = 0; K < graph::NumEdgeKinds; ++K)
+        W.field(graph::edgeKindName(static_cast<graph::EdgeKind>(K)),
+                static_cast<uint64_t>(F.Stats.ByKind[K]));
+      W.endObject().field("bytes", static_cast<uint64_t>(F.Bytes.size()));
+      W.endObject();
+    }
+    W.endArray().endObject();
+    writeOut(Out + "\n");
+    return ExitOk;
+  }
+  for (const RankFile &F : Files)
+    writeOut(fmt::format(
+        "rank {}: {} ({} of {}): {} nodes ({} on the CPU, {} collectives), "
+        "{} dependencies ({} control, {} data: {})\n",
+        F.Rank, F.Path, F.Iteration, F.Trace, F.Stats.Nodes,
+        F.Stats.CpuNodes, F.Stats.CommNodes,
+        F.Stats.CtrlDeps + F.Stats.DataDeps, F.Stats.CtrlDeps,
+        F.Stats.DataDeps, kindsText(F.Stats)));
+  size_t Unnamed = 0;
+  for (const RankFile &F : Files)
+    Unnamed += F.Stats.CommAsCompute;
+  if (Unnamed)
+    writeOut(fmt::format("note: {} communication task(s) have no collective "
+                         "type Chakra names (send/recv, unknown kernels) and "
+                         "were written as computation\n",
+                         Unnamed));
+  writeOut(fmt::format("workload   {} (ASTRA-sim: --workload-configuration="
+                       "{})\n",
+                       (fs::path(E.OutDir) / "chakra").string(),
+                       (fs::path(E.OutDir) / "chakra").string()));
+  return ExitOk;
+}
