@@ -45,8 +45,8 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
 std::optional<std::vector<std::vector<int64_t>>>
 inputShapes(std::string_view DimsJson);
 
-/// What a matrix multiply or a convolution computes: its floating-point
-/// operations (2 per multiply-add) and the elements it writes.
+/// What an operator computes: its floating-point operations (2 per
+/// multiply-add) and the elements it writes.
 struct OpWork {
   int64_t Flops = 0;
   double OutElements = 0;
@@ -60,6 +60,34 @@ matmulWork(std::string_view Op,
 std::optional<OpWork> convWork(std::string_view Op,
                                const std::vector<std::vector<int64_t>> &Shapes,
                                std::string_view ConcreteJson);
+
+/// Attention, normalisation and softmax operators (the table in
+/// OpWork.def), from their shapes and "Concrete Inputs" (\p ConcreteJson:
+/// is_causal). Attention: 2 * B * H * Lq * Lk * (D + Dv), a GEMM for the
+/// scores and one for their product with the values (the softmax between
+/// them not counted), halved where causal, 2.5 times that in backward (its
+/// five GEMMs, the scores recomputed); it writes the output (B x H x Lq x
+/// Dv), or in backward the gradients of query, key and value. Norms: 5
+/// FLOPs per element for mean and variance (3 for RMS), 2 more with scale
+/// and shift (1 with RMS's scale), twice that in backward; they write
+/// their input's size, and in backward the weights' gradients too.
+/// Softmax: 5 FLOPs per element forward, 4 in backward; writes its input's
+/// size. None for other operators and shapes that do not fit.
+std::optional<OpWork>
+attentionWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson);
+std::optional<OpWork> normWork(std::string_view Op,
+                               const std::vector<std::vector<int64_t>> &Shapes);
+std::optional<OpWork>
+softmaxWork(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes);
+
+/// The work of any operator sized from its shapes: a matrix multiply's, a
+/// convolution's, an attention's, a norm's or a softmax's; none otherwise.
+std::optional<OpWork> opWork(std::string_view Op,
+                             const std::vector<std::vector<int64_t>> &Shapes,
+                             std::string_view ConcreteJson);
 
 /// The element size of an operator's first typed input ("Input type",
 /// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
