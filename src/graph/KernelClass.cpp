@@ -292,10 +292,10 @@ bool graph::carriesFlops(KernelClass C) {
   case KernelClass::attention:
   case KernelClass::norm:
   case KernelClass::softmax:
+  case KernelClass::embedding:
     return true;
   case KernelClass::elementwise:
   case KernelClass::reduction:
-  case KernelClass::embedding:
   case KernelClass::optimizer:
   case KernelClass::comm:
   case KernelClass::copy:

@@ -45,8 +45,8 @@ KernelClass kernelClassOf(const Graph &G, TaskId T);
 std::string_view kernelPrecision(std::string_view Kernel);
 
 /// Whether kernels of class \p C carry the FLOPs of the operator that
-/// launched them (GEMM, convolution, attention, norm, softmax kernels do;
-/// a fill or a copy an attention operator launches does not).
+/// launched them (GEMM, convolution, attention, norm, softmax and embedding
+/// kernels do; a fill or a copy an attention operator launches does not).
 bool carriesFlops(KernelClass C);
 
 /// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),

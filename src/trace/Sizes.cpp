@@ -501,6 +501,15 @@ constexpr NormOp NormOps[] = {
   {Name, Stats::S, Input, Weight, Pass::P},
 #include "trace/OpWork.def"
 };
+struct EmbeddingOp {
+  std::string_view Name;
+  size_t NumWeights;
+  Pass P;
+};
+constexpr EmbeddingOp EmbeddingOps[] = {
+#define DD_EMBEDDING_OP(Name, NumWeights, P) {Name, NumWeights, Pass::P},
+#include "trace/OpWork.def"
+};
 constexpr SoftmaxOp SoftmaxOps[] = {
 #define DD_SOFTMAX_OP(Name, P) {Name, Pass::P},
 #include "trace/OpWork.def"
@@ -630,6 +639,43 @@ softmaxWork(std::string_view Op,
   return std::nullopt;
 }
 
+std::optional<OpWork>
+embeddingWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson) {
+  const EmbeddingOp *E = lookup(EmbeddingOps, Op);
+  if (!E || Shapes.size() < 2 || Shapes[0].empty())
+    return std::nullopt;
+  const std::vector<int64_t> &Indices = Shapes[1];
+  double Lookups = product(Indices, 0, Indices.size());
+  switch (E->P) {
+  case Pass::Forward: {
+    // weight [num_weights, D]: a row of D per index.
+    if (Shapes[0].size() != 2)
+      return std::nullopt;
+    double Rows = Lookups * double(Shapes[0][1]);
+    OpWork W{0, Rows};
+    W.InElements = Rows + Lookups;
+    return W;
+  }
+  case Pass::Backward: {
+    // grad_output [..., D], one row per index.
+    const std::vector<int64_t> &Grad = Shapes[0];
+    double D = double(Grad.back());
+    std::vector<std::string> Concrete = readTypes(ConcreteJson);
+    std::optional<std::vector<int64_t>> Weights =
+        E->NumWeights < Concrete.size()
+            ? concreteInts(Concrete[E->NumWeights])
+            : std::nullopt;
+    if (!Weights || Weights->size() != 1 || (*Weights)[0] < 0 ||
+        product(Grad, 0, Grad.size()) != Lookups * D)
+      return std::nullopt;
+    return workOf(Lookups * D, double((*Weights)[0]) * D);
+  }
+  }
+  return std::nullopt;
+}
+
 std::optional<OpWork> opWork(std::string_view Op,
                              const std::vector<std::vector<int64_t>> &Shapes,
                              std::string_view ConcreteJson) {
@@ -641,7 +687,9 @@ std::optional<OpWork> opWork(std::string_view Op,
     return W;
   if (auto W = normWork(Op, Shapes))
     return W;
-  return softmaxWork(Op, Shapes);
+  if (auto W = softmaxWork(Op, Shapes))
+    return W;
+  return embeddingWork(Op, Shapes, ConcreteJson);
 }
 
 int64_t elementSize(std::string_view TypesJson) {
@@ -681,7 +729,10 @@ movedBytes(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
       if (!S.empty())
         Out = std::max(Out, product(S, 0, S.size()));
   }
-  double Total = double(InputBytes) + Out * double(ElemSize);
+  double In = Work && Work->InElements >= 0
+                  ? Work->InElements * double(ElemSize)
+                  : double(InputBytes);
+  double Total = In + Out * double(ElemSize);
   if (!(Total >= 0 && Total < 9e18))
     return std::nullopt;
   return static_cast<int64_t>(Total);

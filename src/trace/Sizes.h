@@ -50,6 +50,10 @@ inputShapes(std::string_view DimsJson);
 struct OpWork {
   int64_t Flops = 0;
   double OutElements = 0;
+  /// The elements it reads where that is not all of its tensor inputs (an
+  /// embedding reads the rows it looks up, not its whole table); -1 where
+  /// it reads them all.
+  double InElements = -1;
 };
 /// matmulFlops's and convFlops's work, with the elements written: a
 /// product's Batch x M x N, a convolution's output, a convolution
@@ -82,9 +86,20 @@ std::optional<OpWork> normWork(std::string_view Op,
 std::optional<OpWork>
 softmaxWork(std::string_view Op,
             const std::vector<std::vector<int64_t>> &Shapes);
+/// Embedding lookups: aten::embedding (weight, indices) reads the rows its
+/// indices name and the indices (all in the weight's element size) and
+/// writes those rows, with no FLOPs; embedding_dense_backward (grad_output,
+/// indices, num_weights, ...) adds each gradient element into a weight
+/// gradient of num_weights rows (in \p ConcreteJson), which it writes
+/// whole.
+std::optional<OpWork>
+embeddingWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson);
 
 /// The work of any operator sized from its shapes: a matrix multiply's, a
-/// convolution's, an attention's, a norm's or a softmax's; none otherwise.
+/// convolution's, an attention's, a norm's, a softmax's or an embedding's;
+/// none otherwise.
 std::optional<OpWork> opWork(std::string_view Op,
                              const std::vector<std::vector<int64_t>> &Shapes,
                              std::string_view ConcreteJson);
@@ -94,7 +109,8 @@ std::optional<OpWork> opWork(std::string_view Op,
 int64_t elementSize(std::string_view TypesJson);
 
 /// The bytes an operator moves at least: its tensor inputs read
-/// (\p InputBytes, tensorInputBytes) and its outputs written, each of
+/// (\p InputBytes, tensorInputBytes; \p Work's InElements instead where it
+/// gives them) and its outputs written, each of
 /// \p ElemSize bytes (its first input's): a matrix multiply's or a
 /// convolution's as \p Work gives them, a reduction's (sum, mean, max, norm,
 /// ...) not counted, any other operator's as large as its largest input.

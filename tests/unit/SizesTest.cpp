@@ -501,3 +501,36 @@ TEST_CASE("bytes moved by attention, norms and softmaxes, by hand") {
                 R"(["float", "float", "Scalar", "Scalar"])",
                 R"(["", "", "1", "6"])") == 4LL * 3 * 4096 * 30522);
 }
+
+TEST_CASE("embeddings: the rows looked up, not the whole table") {
+  // groundtruth/bert_baseline: the word embeddings, 30522 x 768 in fp32,
+  // looked up for 32 x 128 tokens: no FLOPs; the 4096 rows and their
+  // indices read (in the table's element size), the rows written.
+  const char *Dims = "[[30522, 768], [32, 128], [], [], []]";
+  CHECK(workFlops("aten::embedding", Dims) == 0);
+  CHECK(movedOf("aten::embedding", Dims,
+                R"(["float", "long int", "Scalar", "Scalar", "Scalar"])",
+                R"(["", "", "0", "False", "False"])") ==
+        4LL * (4096 * 768 + 4096) + 4LL * 4096 * 768);
+  // Its backward adds each gradient element into a gradient of the whole
+  // table, which it writes.
+  const char *Bwd = "[[32, 128, 768], [32, 128], [], [], []]";
+  const char *Concrete = R"(["", "", "30522", "0", "False"])";
+  CHECK(workFlops("aten::embedding_dense_backward", Bwd, Concrete) ==
+        32LL * 128 * 768);
+  CHECK(movedOf("aten::embedding_dense_backward", Bwd,
+                R"(["float", "long int", "Scalar", "Scalar", "Scalar"])",
+                Concrete) ==
+        4LL * 32 * 128 * 768 + 8LL * 32 * 128 + 4LL * 30522 * 768);
+  // astra_sim/megatron_tp8: fp16 position embeddings, 4 x 2048 lookups.
+  CHECK(movedOf("aten::embedding", "[[2048, 4096], [4, 2048], [], [], []]",
+                R"(["c10::Half", "long int", "Scalar", "Scalar", "Scalar"])",
+                R"(["", "", "-1", "False", "False"])") ==
+        2LL * (8192 * 4096 + 8192) + 2LL * 8192 * 4096);
+  // Without num_weights the backward's output is unknown; a gradient that
+  // does not match its indices is not sized.
+  CHECK_FALSE(workFlops("aten::embedding_dense_backward", Bwd).has_value());
+  CHECK_FALSE(workFlops("aten::embedding_dense_backward",
+                        "[[32, 127, 768], [32, 128], [], [], []]", Concrete)
+                  .has_value());
+}
