@@ -492,8 +492,7 @@ struct SoftmaxOp {
 };
 
 constexpr AttentionOp AttentionOps[] = {
-#define DD_ATTENTION_OP(Name, L, Causal, P)                                    \
-  {Name, Layout::L, Causal, Pass::P},
+#define DD_ATTENTION_OP(Name, L, Causal, P) {Name, Layout::L, Causal, Pass::P},
 #include "trace/OpWork.def"
 };
 constexpr NormOp NormOps[] = {
@@ -579,12 +578,12 @@ attentionWork(std::string_view Op,
       Flops /= 2;
   if (!Backward)
     return workOf(Flops, B * H * Lq * Dv);
-  return workOf(2.5 * Flops, product(Q, 0, 4) + product(K, 0, 4) +
-                                 product(V, 0, 4));
+  return workOf(2.5 * Flops,
+                product(Q, 0, 4) + product(K, 0, 4) + product(V, 0, 4));
 }
 
-std::optional<OpWork> normWork(std::string_view Op,
-                               const std::vector<std::vector<int64_t>> &Shapes) {
+std::optional<OpWork>
+normWork(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes) {
   const NormOp *N = lookup(NormOps, Op);
   if (!N || N->Input >= Shapes.size() || Shapes[N->Input].empty())
     return std::nullopt;
@@ -664,9 +663,8 @@ embeddingWork(std::string_view Op,
     double D = double(Grad.back());
     std::vector<std::string> Concrete = readTypes(ConcreteJson);
     std::optional<std::vector<int64_t>> Weights =
-        E->NumWeights < Concrete.size()
-            ? concreteInts(Concrete[E->NumWeights])
-            : std::nullopt;
+        E->NumWeights < Concrete.size() ? concreteInts(Concrete[E->NumWeights])
+                                        : std::nullopt;
     if (!Weights || Weights->size() != 1 || (*Weights)[0] < 0 ||
         product(Grad, 0, Grad.size()) != Lookups * D)
       return std::nullopt;

@@ -257,8 +257,7 @@ std::optional<int64_t> movedOf(std::string_view Op, std::string_view Dims,
   REQUIRE(Shapes.has_value());
   auto In = dd::trace::tensorInputBytes(Dims, Types);
   REQUIRE(In.has_value());
-  std::optional<dd::trace::OpWork> W =
-      dd::trace::opWork(Op, *Shapes, Concrete);
+  std::optional<dd::trace::OpWork> W = dd::trace::opWork(Op, *Shapes, Concrete);
   return dd::trace::movedBytes(Op, *Shapes, W, *In,
                                dd::trace::elementSize(Types));
 }
@@ -334,49 +333,63 @@ TEST_CASE("attention's FLOPs: two GEMMs, halved where causal") {
   // head dim) and the memory-efficient kernel's operator (batch, tokens,
   // heads, head dim) under it give the same work.
   const int64_t Bert = 2LL * 32 * 12 * 128 * 128 * (64 + 64);
-  CHECK(workFlops("aten::scaled_dot_product_attention",
-                  "[[32, 12, 128, 64], [32, 12, 128, 64], [32, 12, 128, 64], "
-                  "[], [], [], [], []]",
-                  R"(["", "", "", "", "0.10000000000000001", "False", "0.125", "False"])") ==
-        Bert);
-  CHECK(workFlops("aten::_efficient_attention_forward",
-                  "[[32, 128, 12, 64], [32, 128, 12, 64], [32, 128, 12, 64], "
-                  "[], [], [], [], [], [], [], [], [], [], []]",
-                  R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "0", "True", "0.125", "", ""])") ==
-        Bert);
+  CHECK(
+      workFlops(
+          "aten::scaled_dot_product_attention",
+          "[[32, 12, 128, 64], [32, 12, 128, 64], [32, 12, 128, 64], "
+          "[], [], [], [], []]",
+          R"(["", "", "", "", "0.10000000000000001", "False", "0.125", "False"])") ==
+      Bert);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_forward",
+          "[[32, 128, 12, 64], [32, 128, 12, 64], [32, 128, 12, 64], "
+          "[], [], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "0", "True", "0.125", "", ""])") ==
+      Bert);
   // groundtruth/gpt2_baseline: GPT-2's causal attention, batch 8 over 512
   // tokens: is_causal on SDPA, custom_mask_type 1 on the kernel's operator.
   const int64_t Gpt2 = 2LL * 8 * 12 * 512 * 512 * (64 + 64) / 2;
-  CHECK(workFlops("aten::_scaled_dot_product_efficient_attention",
-                  "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], [], "
-                  "[], [], [], []]",
-                  R"(["", "", "", "", "True", "0.10000000000000001", "True", "0.125"])") ==
-        Gpt2);
-  CHECK(workFlops("aten::_efficient_attention_forward",
-                  "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], [], "
-                  "[], [], [], [], [], [], [], [], [], []]",
-                  R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "1", "True", "0.125", "", ""])") ==
-        Gpt2);
+  CHECK(
+      workFlops(
+          "aten::_scaled_dot_product_efficient_attention",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], [], "
+          "[], [], [], []]",
+          R"(["", "", "", "", "True", "0.10000000000000001", "True", "0.125"])") ==
+      Gpt2);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_forward",
+          "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], [], "
+          "[], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "1", "True", "0.125", "", ""])") ==
+      Gpt2);
   // Its backward: five GEMMs for the forward's two (2.5x), causal too.
-  CHECK(workFlops("aten::_scaled_dot_product_efficient_attention_backward",
-                  "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
-                  "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
-                  "[], [], [], [], []]",
-                  R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
-        Gpt2 * 5 / 2);
-  CHECK(workFlops("aten::_efficient_attention_backward",
-                  "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], "
-                  "[8, 512, 12, 64], [], [8, 512, 12, 64], [], [], [], [], "
-                  "[8, 12, 512], [], [], [], [], [], [], [], [], []]",
-                  R"(["", "", "", "", "", "", "", "", "12", "12", "", "0.10000000000000001", "", "", "1", "False", "0.125", "", "", "False"])") ==
-        Gpt2 * 5 / 2);
+  CHECK(
+      workFlops(
+          "aten::_scaled_dot_product_efficient_attention_backward",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
+          "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
+          "[], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
+      Gpt2 * 5 / 2);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_backward",
+          "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], "
+          "[8, 512, 12, 64], [], [8, 512, 12, 64], [], [], [], [], "
+          "[8, 12, 512], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "12", "12", "", "0.10000000000000001", "", "", "1", "False", "0.125", "", "", "False"])") ==
+      Gpt2 * 5 / 2);
   // tracelens/h100_qwen0.5b_inference: Qwen's causal prefill in flash
   // attention, 16 sequences of 559 tokens, 16 heads of 64.
-  CHECK(workFlops("aten::_flash_attention_forward",
-                  "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], "
-                  "[], [], [], [], [], [], [], [], [], [], [], []]",
-                  R"(["", "", "", "", "", "559", "559", "0.", "True", "False", "0.125", "", "", "", ""])") ==
-        2LL * 16 * 16 * 559 * 559 * 128 / 2);
+  CHECK(
+      workFlops(
+          "aten::_flash_attention_forward",
+          "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], "
+          "[], [], [], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "559", "559", "0.", "True", "False", "0.125", "", "", "", ""])") ==
+      2LL * 16 * 16 * 559 * 559 * 128 / 2);
   CHECK(workFlops("aten::_scaled_dot_product_flash_attention",
                   "[[16, 16, 559, 64], [16, 16, 559, 64], [16, 16, 559, 64], "
                   "[], [], [], []]",
@@ -416,8 +429,7 @@ TEST_CASE("norms' and softmaxes' FLOPs per element") {
         7LL * 32 * 128 * 768);
   CHECK(workFlops("aten::native_layer_norm_backward",
                   "[[32, 128, 768], [32, 128, 768], [], [32, 128, 1], "
-                  "[32, 128, 1], [768], [768], []]") ==
-        14LL * 32 * 128 * 768);
+                  "[32, 128, 1], [768], [768], []]") == 14LL * 32 * 128 * 768);
   // groundtruth/resnet50_baseline: cuDNN's batch norm of the stem's output,
   // and a backward one (input first, then the gradient).
   CHECK(workFlops("aten::cudnn_batch_norm",
@@ -447,49 +459,57 @@ TEST_CASE("norms' and softmaxes' FLOPs per element") {
         4LL * 8 * 768);
   // Not an operator of these families; a missing input.
   CHECK_FALSE(workFlops("aten::gelu", "[[32, 128, 3072], []]").has_value());
-  CHECK_FALSE(workFlops("aten::native_layer_norm_backward", "[[8, 768]]")
-                  .has_value());
+  CHECK_FALSE(
+      workFlops("aten::native_layer_norm_backward", "[[8, 768]]").has_value());
 }
 
 TEST_CASE("bytes moved by attention, norms and softmaxes, by hand") {
   // tracelens/h100_bert_small_inference: bf16 flash attention reads
   // query, key and value and writes one output of the query's size.
-  CHECK(movedOf("aten::_scaled_dot_product_flash_attention",
-                "[[1, 8, 141, 64], [1, 8, 141, 64], [1, 8, 141, 64], [], [], "
-                "[], []]",
-                R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"])",
-                R"(["", "", "", "0.", "False", "False", "0.125"])") ==
-        2LL * 4 * 8 * 141 * 64);
+  CHECK(
+      movedOf(
+          "aten::_scaled_dot_product_flash_attention",
+          "[[1, 8, 141, 64], [1, 8, 141, 64], [1, 8, 141, 64], [], [], "
+          "[], []]",
+          R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"])",
+          R"(["", "", "", "0.", "False", "False", "0.125"])") ==
+      2LL * 4 * 8 * 141 * 64);
   // groundtruth/gpt2_baseline's attention backward (fp32): grad_out, query,
   // key, value, out and logsumexp read, with the two 0-d philox tensors
   // (8 bytes each); the three gradients written.
   const int64_t N = 8LL * 12 * 512 * 64;
-  CHECK(movedOf("aten::_scaled_dot_product_efficient_attention_backward",
-                "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
-                "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
-                "[], [], [], [], []]",
-                R"(["float", "float", "float", "float", "", "float", "float", "long int", "long int", "Scalar", "ScalarList", "Scalar", "Scalar"])",
-                R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
-        4 * (5 * N + 8 * 12 * 512) + 2 * 8 + 4 * 3 * N);
+  CHECK(
+      movedOf(
+          "aten::_scaled_dot_product_efficient_attention_backward",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
+          "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
+          "[], [], [], [], []]",
+          R"(["float", "float", "float", "float", "", "float", "float", "long int", "long int", "Scalar", "ScalarList", "Scalar", "Scalar"])",
+          R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
+      4 * (5 * N + 8 * 12 * 512) + 2 * 8 + 4 * 3 * N);
   // groundtruth/bert_baseline's layer norm backward: gradient, input, the
   // statistics and the weights read; the input's gradient and the scale's
   // and shift's written.
   const int64_t L = 32LL * 128 * 768;
-  CHECK(movedOf("aten::native_layer_norm_backward",
-                "[[32, 128, 768], [32, 128, 768], [], [32, 128, 1], "
-                "[32, 128, 1], [768], [768], []]",
-                R"(["float", "float", "ScalarList", "float", "float", "float", "float", "ScalarList"])",
-                R"(["", "", "[768]", "", "", "", "", "[True, True, True]"])") ==
-        4 * (2 * L + 2 * 32 * 128 + 2 * 768) + 4 * (L + 2 * 768));
+  CHECK(
+      movedOf(
+          "aten::native_layer_norm_backward",
+          "[[32, 128, 768], [32, 128, 768], [], [32, 128, 1], "
+          "[32, 128, 1], [768], [768], []]",
+          R"(["float", "float", "ScalarList", "float", "float", "float", "float", "ScalarList"])",
+          R"(["", "", "[768]", "", "", "", "", "[True, True, True]"])") ==
+      4 * (2 * L + 2 * 32 * 128 + 2 * 768) + 4 * (L + 2 * 768));
   // groundtruth/resnet50_baseline's batch norm backward: the reserve space
   // is empty.
   const int64_t R = 64LL * 256 * 56 * 56;
-  CHECK(movedOf("aten::cudnn_batch_norm_backward",
-                "[[64, 256, 56, 56], [64, 256, 56, 56], [256], [256], [256], "
-                "[256], [256], [], [0]]",
-                R"(["float", "float", "float", "float", "float", "float", "float", "Scalar", "unsigned char"])",
-                R"(["", "", "", "", "", "", "", "1.0000000000000001e-05", ""])") ==
-        4 * (2 * R + 5 * 256) + 4 * (R + 2 * 256));
+  CHECK(
+      movedOf(
+          "aten::cudnn_batch_norm_backward",
+          "[[64, 256, 56, 56], [64, 256, 56, 56], [256], [256], [256], "
+          "[256], [256], [], [0]]",
+          R"(["float", "float", "float", "float", "float", "float", "float", "Scalar", "unsigned char"])",
+          R"(["", "", "", "", "", "", "", "1.0000000000000001e-05", ""])") ==
+      4 * (2 * R + 5 * 256) + 4 * (R + 2 * 256));
   // astra_sim/megatron_tp8's fp16 causal softmax: scores in, probabilities
   // out.
   CHECK(movedOf("ScaledUpperTriangMaskedSoftmax", "[[32, 2048, 2048]]",
