@@ -251,10 +251,11 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // At most this many tasks: their columns are mapped once, up front.
   G.reserveTasks(G.numTasks() + Host + GpuWork);
   trace::RecordedBytes Bytes(T);
-  // An operator's work from its input shapes: a matrix multiply's or a
-  // convolution's FLOPs (with a convolution's stride, padding and the like)
-  // and any operator's bytes moved; each distinct (name, "Input Dims",
-  // "Concrete Inputs", "Input type") read once.
+  // An operator's work from its input shapes: the FLOPs of a matrix
+  // multiply, a convolution (with its stride, padding and the like), an
+  // attention (causal or not), a norm or a softmax, and any operator's bytes
+  // moved; each distinct (name, "Input Dims", "Concrete Inputs", "Input
+  // type") read once.
   struct Work {
     int64_t Flops = -1, Moved = -1;
   };
@@ -276,10 +277,9 @@ llvm::Error detail::createTasks(BuildContext &C) {
         trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
       return {};
-    std::optional<trace::OpWork> W = trace::matmulWork(T.name(E), *Shapes);
-    if (!W && ConcreteId >= 0)
-      W = trace::convWork(T.name(E), *Shapes,
-                          T.str(static_cast<StringId>(ConcreteId)));
+    std::optional<trace::OpWork> W = trace::opWork(
+        T.name(E), *Shapes,
+        ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "");
     std::string_view TypesJson =
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "";
     auto In = trace::tensorInputBytes(

@@ -285,10 +285,30 @@ std::vector<double> spreadOverKernels(const Graph &G,
 
 } // namespace
 
+bool graph::carriesFlops(KernelClass C) {
+  switch (C) {
+  case KernelClass::gemm:
+  case KernelClass::conv:
+  case KernelClass::attention:
+  case KernelClass::norm:
+  case KernelClass::softmax:
+  case KernelClass::embedding:
+    return true;
+  case KernelClass::elementwise:
+  case KernelClass::reduction:
+  case KernelClass::optimizer:
+  case KernelClass::comm:
+  case KernelClass::copy:
+  case KernelClass::memset:
+  case KernelClass::other:
+    return false;
+  }
+  return false;
+}
+
 std::vector<double> graph::taskFlops(const Graph &G) {
   return spreadOverKernels(G, G.Flops, [](const Graph &G, TaskId T) {
-    KernelClass KC = kernelClassOf(G, T);
-    return KC == KernelClass::gemm || KC == KernelClass::conv;
+    return carriesFlops(kernelClassOf(G, T));
   });
 }
 

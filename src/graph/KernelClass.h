@@ -44,10 +44,15 @@ KernelClass kernelClassOf(const Graph &G, TaskId T);
 /// template arguments included: that is where CUTLASS puts the types.
 std::string_view kernelPrecision(std::string_view Kernel);
 
+/// Whether kernels of class \p C carry the FLOPs of the operator that
+/// launched them (GEMM, convolution, attention, norm, softmax and embedding
+/// kernels do; a fill or a copy an attention operator launches does not).
+bool carriesFlops(KernelClass C);
+
 /// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),
-/// and a GEMM kernel's share of the innermost sized operator around its
-/// launch (by measured time among that operator's GEMM kernels); NaN when
-/// unknown.
+/// and a kernel's share of the innermost sized operator around its launch
+/// (by measured time among that operator's kernels of classes that carry
+/// FLOPs); NaN when unknown.
 std::vector<double> taskFlops(const Graph &G);
 /// Per task: an operator's bytes moved from its recorded shapes
 /// (Graph::Moved), and a compute kernel's share of the innermost sized

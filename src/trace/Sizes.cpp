@@ -8,6 +8,7 @@
 #include <cctype>
 #include <climits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dd::trace {
@@ -467,6 +468,228 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
   return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
 }
 
+namespace {
+
+enum class Pass { Forward, Backward };
+enum class Layout { BHLD, BLHD };
+enum class Stats { Moments, Rms };
+
+struct AttentionOp {
+  std::string_view Name;
+  Layout L;
+  size_t Causal;
+  Pass P;
+};
+struct NormOp {
+  std::string_view Name;
+  Stats S;
+  size_t Input, Weight;
+  Pass P;
+};
+struct SoftmaxOp {
+  std::string_view Name;
+  Pass P;
+};
+
+constexpr AttentionOp AttentionOps[] = {
+#define DD_ATTENTION_OP(Name, L, Causal, P) {Name, Layout::L, Causal, Pass::P},
+#include "trace/OpWork.def"
+};
+constexpr NormOp NormOps[] = {
+#define DD_NORM_OP(Name, S, Input, Weight, P)                                  \
+  {Name, Stats::S, Input, Weight, Pass::P},
+#include "trace/OpWork.def"
+};
+struct EmbeddingOp {
+  std::string_view Name;
+  size_t NumWeights;
+  Pass P;
+};
+constexpr EmbeddingOp EmbeddingOps[] = {
+#define DD_EMBEDDING_OP(Name, NumWeights, P) {Name, NumWeights, Pass::P},
+#include "trace/OpWork.def"
+};
+constexpr SoftmaxOp SoftmaxOps[] = {
+#define DD_SOFTMAX_OP(Name, P) {Name, Pass::P},
+#include "trace/OpWork.def"
+};
+
+template <typename Entry, size_t N>
+const Entry *lookup(const Entry (&Table)[N], std::string_view Op) {
+  for (const Entry &E : Table)
+    if (E.Name == Op)
+      return &E;
+  return nullptr;
+}
+
+/// \p Flops as an OpWork writing \p Out elements; none where the FLOPs are
+/// negative or do not fit.
+std::optional<OpWork> workOf(double Flops, double Out) {
+  if (!(Flops >= 0 && Flops < 9e18) || !(Out >= 0))
+    return std::nullopt;
+  return OpWork{static_cast<int64_t>(Flops), Out};
+}
+
+} // namespace
+
+std::optional<OpWork>
+attentionWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson) {
+  const AttentionOp *A = lookup(AttentionOps, Op);
+  if (!A)
+    return std::nullopt;
+  bool Backward = false;
+  switch (A->P) {
+  case Pass::Forward:
+    break;
+  case Pass::Backward:
+    Backward = true;
+    break;
+  }
+  size_t First = Backward ? 1 : 0; // after grad_out
+  if (First + 2 >= Shapes.size())
+    return std::nullopt;
+  const std::vector<int64_t> &Q = Shapes[First], &K = Shapes[First + 1],
+                             &V = Shapes[First + 2];
+  // Four dimensions each; a varlen batch packs its sequences into three,
+  // whose lengths the trace does not give.
+  if (Q.size() != 4 || K.size() != 4 || V.size() != 4)
+    return std::nullopt;
+  size_t Seq = 2, Heads = 1;
+  switch (A->L) {
+  case Layout::BHLD:
+    break;
+  case Layout::BLHD:
+    std::swap(Seq, Heads);
+    break;
+  }
+  // Key and value share a length; query and key a head dimension; all
+  // three the batch. Key and value may have fewer heads (grouped queries).
+  if (K[0] != Q[0] || V[0] != Q[0] || K[3] != Q[3] || V[Seq] != K[Seq])
+    return std::nullopt;
+  double B = double(Q[0]), H = double(Q[Heads]), Lq = double(Q[Seq]),
+         Lk = double(K[Seq]), D = double(Q[3]), Dv = double(V[3]);
+  double Flops = 2.0 * B * H * Lq * Lk * (D + Dv);
+  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  if (A->Causal < Concrete.size())
+    if (auto C = concreteInts(Concrete[A->Causal]);
+        C && C->size() == 1 && (*C)[0] != 0)
+      Flops /= 2;
+  if (!Backward)
+    return workOf(Flops, B * H * Lq * Dv);
+  return workOf(2.5 * Flops,
+                product(Q, 0, 4) + product(K, 0, 4) + product(V, 0, 4));
+}
+
+std::optional<OpWork>
+normWork(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes) {
+  const NormOp *N = lookup(NormOps, Op);
+  if (!N || N->Input >= Shapes.size() || Shapes[N->Input].empty())
+    return std::nullopt;
+  double Elements = product(Shapes[N->Input], 0, Shapes[N->Input].size());
+  // An undefined optional weight is recorded as an empty shape.
+  bool Affine = N->Weight < Shapes.size() && !Shapes[N->Weight].empty();
+  double Weights =
+      Affine ? product(Shapes[N->Weight], 0, Shapes[N->Weight].size()) : 0;
+  double PerElement = 0, WeightGrads = 0;
+  switch (N->S) {
+  case Stats::Moments:
+    // mean: add; variance: subtract, square, add; normalise: multiply by
+    // the inverse deviation; scale and shift: multiply, add.
+    PerElement = Affine ? 7 : 5;
+    WeightGrads = 2 * Weights; // scale and shift
+    break;
+  case Stats::Rms:
+    // square, add; multiply by the inverse root mean square; scale.
+    PerElement = Affine ? 4 : 3;
+    WeightGrads = Weights;
+    break;
+  }
+  if (Elements < 0 || Weights < 0)
+    return std::nullopt;
+  switch (N->P) {
+  case Pass::Forward:
+    return workOf(PerElement * Elements, Elements);
+  case Pass::Backward:
+    return workOf(2 * PerElement * Elements, Elements + WeightGrads);
+  }
+  return std::nullopt;
+}
+
+std::optional<OpWork>
+softmaxWork(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes) {
+  const SoftmaxOp *S = lookup(SoftmaxOps, Op);
+  if (!S || Shapes.empty() || Shapes[0].empty())
+    return std::nullopt;
+  double Elements = product(Shapes[0], 0, Shapes[0].size());
+  if (Elements < 0)
+    return std::nullopt;
+  switch (S->P) {
+  case Pass::Forward:
+    // max, subtract, exponentiate, sum, divide (log-softmax: subtract the
+    // sum's logarithm).
+    return workOf(5 * Elements, Elements);
+  case Pass::Backward:
+    // softmax: y * (dy - sum(dy * y)); log-softmax: dy - exp(y) * sum(dy).
+    return workOf(4 * Elements, Elements);
+  }
+  return std::nullopt;
+}
+
+std::optional<OpWork>
+embeddingWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson) {
+  const EmbeddingOp *E = lookup(EmbeddingOps, Op);
+  if (!E || Shapes.size() < 2 || Shapes[0].empty())
+    return std::nullopt;
+  const std::vector<int64_t> &Indices = Shapes[1];
+  double Lookups = product(Indices, 0, Indices.size());
+  switch (E->P) {
+  case Pass::Forward: {
+    // weight [num_weights, D]: a row of D per index.
+    if (Shapes[0].size() != 2)
+      return std::nullopt;
+    double Rows = Lookups * double(Shapes[0][1]);
+    OpWork W{0, Rows};
+    W.InElements = Rows + Lookups;
+    return W;
+  }
+  case Pass::Backward: {
+    // grad_output [..., D], one row per index.
+    const std::vector<int64_t> &Grad = Shapes[0];
+    double D = double(Grad.back());
+    std::vector<std::string> Concrete = readTypes(ConcreteJson);
+    std::optional<std::vector<int64_t>> Weights =
+        E->NumWeights < Concrete.size() ? concreteInts(Concrete[E->NumWeights])
+                                        : std::nullopt;
+    if (!Weights || Weights->size() != 1 || (*Weights)[0] < 0 ||
+        product(Grad, 0, Grad.size()) != Lookups * D)
+      return std::nullopt;
+    return workOf(Lookups * D, double((*Weights)[0]) * D);
+  }
+  }
+  return std::nullopt;
+}
+
+std::optional<OpWork> opWork(std::string_view Op,
+                             const std::vector<std::vector<int64_t>> &Shapes,
+                             std::string_view ConcreteJson) {
+  if (auto W = matmulWork(Op, Shapes))
+    return W;
+  if (auto W = convWork(Op, Shapes, ConcreteJson))
+    return W;
+  if (auto W = attentionWork(Op, Shapes, ConcreteJson))
+    return W;
+  if (auto W = normWork(Op, Shapes))
+    return W;
+  if (auto W = softmaxWork(Op, Shapes))
+    return W;
+  return embeddingWork(Op, Shapes, ConcreteJson);
+}
+
 int64_t elementSize(std::string_view TypesJson) {
   for (const std::string &T : readTypes(TypesJson))
     if (auto Size = cppTypeSize(T))
@@ -504,7 +727,10 @@ movedBytes(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
       if (!S.empty())
         Out = std::max(Out, product(S, 0, S.size()));
   }
-  double Total = double(InputBytes) + Out * double(ElemSize);
+  double In = Work && Work->InElements >= 0
+                  ? Work->InElements * double(ElemSize)
+                  : double(InputBytes);
+  double Total = In + Out * double(ElemSize);
   if (!(Total >= 0 && Total < 9e18))
     return std::nullopt;
   return static_cast<int64_t>(Total);

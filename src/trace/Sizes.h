@@ -45,11 +45,15 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
 std::optional<std::vector<std::vector<int64_t>>>
 inputShapes(std::string_view DimsJson);
 
-/// What a matrix multiply or a convolution computes: its floating-point
-/// operations (2 per multiply-add) and the elements it writes.
+/// What an operator computes: its floating-point operations (2 per
+/// multiply-add) and the elements it writes.
 struct OpWork {
   int64_t Flops = 0;
   double OutElements = 0;
+  /// The elements it reads where that is not all of its tensor inputs (an
+  /// embedding reads the rows it looks up, not its whole table); -1 where
+  /// it reads them all.
+  double InElements = -1;
 };
 /// matmulFlops's and convFlops's work, with the elements written: a
 /// product's Batch x M x N, a convolution's output, a convolution
@@ -61,12 +65,52 @@ std::optional<OpWork> convWork(std::string_view Op,
                                const std::vector<std::vector<int64_t>> &Shapes,
                                std::string_view ConcreteJson);
 
+/// Attention, normalisation and softmax operators (the table in
+/// OpWork.def), from their shapes and "Concrete Inputs" (\p ConcreteJson:
+/// is_causal). Attention: 2 * B * H * Lq * Lk * (D + Dv), a GEMM for the
+/// scores and one for their product with the values (the softmax between
+/// them not counted), halved where causal, 2.5 times that in backward (its
+/// five GEMMs, the scores recomputed); it writes the output (B x H x Lq x
+/// Dv), or in backward the gradients of query, key and value. Norms: 5
+/// FLOPs per element for mean and variance (3 for RMS), 2 more with scale
+/// and shift (1 with RMS's scale), twice that in backward; they write
+/// their input's size, and in backward the weights' gradients too.
+/// Softmax: 5 FLOPs per element forward, 4 in backward; writes its input's
+/// size. None for other operators and shapes that do not fit.
+std::optional<OpWork>
+attentionWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson);
+std::optional<OpWork> normWork(std::string_view Op,
+                               const std::vector<std::vector<int64_t>> &Shapes);
+std::optional<OpWork>
+softmaxWork(std::string_view Op,
+            const std::vector<std::vector<int64_t>> &Shapes);
+/// Embedding lookups: aten::embedding (weight, indices) reads the rows its
+/// indices name and the indices (all in the weight's element size) and
+/// writes those rows, with no FLOPs; embedding_dense_backward (grad_output,
+/// indices, num_weights, ...) adds each gradient element into a weight
+/// gradient of num_weights rows (in \p ConcreteJson), which it writes
+/// whole.
+std::optional<OpWork>
+embeddingWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson);
+
+/// The work of any operator sized from its shapes: a matrix multiply's, a
+/// convolution's, an attention's, a norm's, a softmax's or an embedding's;
+/// none otherwise.
+std::optional<OpWork> opWork(std::string_view Op,
+                             const std::vector<std::vector<int64_t>> &Shapes,
+                             std::string_view ConcreteJson);
+
 /// The element size of an operator's first typed input ("Input type",
 /// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
 int64_t elementSize(std::string_view TypesJson);
 
 /// The bytes an operator moves at least: its tensor inputs read
-/// (\p InputBytes, tensorInputBytes) and its outputs written, each of
+/// (\p InputBytes, tensorInputBytes; \p Work's InElements instead where it
+/// gives them) and its outputs written, each of
 /// \p ElemSize bytes (its first input's): a matrix multiply's or a
 /// convolution's as \p Work gives them, a reduction's (sum, mean, max, norm,
 /// ...) not counted, any other operator's as large as its largest input.

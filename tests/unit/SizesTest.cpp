@@ -257,9 +257,7 @@ std::optional<int64_t> movedOf(std::string_view Op, std::string_view Dims,
   REQUIRE(Shapes.has_value());
   auto In = dd::trace::tensorInputBytes(Dims, Types);
   REQUIRE(In.has_value());
-  std::optional<dd::trace::OpWork> W = dd::trace::matmulWork(Op, *Shapes);
-  if (!W && !Concrete.empty())
-    W = dd::trace::convWork(Op, *Shapes, Concrete);
+  std::optional<dd::trace::OpWork> W = dd::trace::opWork(Op, *Shapes, Concrete);
   return dd::trace::movedBytes(Op, *Shapes, W, *In,
                                dd::trace::elementSize(Types));
 }
@@ -316,4 +314,243 @@ TEST_CASE("process-group ranks as PyTorch records them") {
   for (const char *Bad : {"", "0, 1", "[0, -1]", "[True]", "[0 1]", "[0,,1]",
                           "[0, 1] x", "[4294967296]"})
     CHECK_FALSE(dd::trace::rankList(Bad).has_value());
+}
+
+namespace {
+/// opWork's FLOPs of an operator as the trace records it.
+std::optional<int64_t> workFlops(std::string_view Op, std::string_view Dims,
+                                 std::string_view Concrete = "") {
+  auto Shapes = dd::trace::inputShapes(Dims);
+  REQUIRE(Shapes.has_value());
+  auto W = dd::trace::opWork(Op, *Shapes, Concrete);
+  return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
+}
+} // namespace
+
+TEST_CASE("attention's FLOPs: two GEMMs, halved where causal") {
+  // groundtruth/bert_baseline: BERT-base's self-attention, batch 32, 12
+  // heads of 64 over 128 tokens, not causal; SDPA (batch, heads, tokens,
+  // head dim) and the memory-efficient kernel's operator (batch, tokens,
+  // heads, head dim) under it give the same work.
+  const int64_t Bert = 2LL * 32 * 12 * 128 * 128 * (64 + 64);
+  CHECK(
+      workFlops(
+          "aten::scaled_dot_product_attention",
+          "[[32, 12, 128, 64], [32, 12, 128, 64], [32, 12, 128, 64], "
+          "[], [], [], [], []]",
+          R"(["", "", "", "", "0.10000000000000001", "False", "0.125", "False"])") ==
+      Bert);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_forward",
+          "[[32, 128, 12, 64], [32, 128, 12, 64], [32, 128, 12, 64], "
+          "[], [], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "0", "True", "0.125", "", ""])") ==
+      Bert);
+  // groundtruth/gpt2_baseline: GPT-2's causal attention, batch 8 over 512
+  // tokens: is_causal on SDPA, custom_mask_type 1 on the kernel's operator.
+  const int64_t Gpt2 = 2LL * 8 * 12 * 512 * 512 * (64 + 64) / 2;
+  CHECK(
+      workFlops(
+          "aten::_scaled_dot_product_efficient_attention",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], [], "
+          "[], [], [], []]",
+          R"(["", "", "", "", "True", "0.10000000000000001", "True", "0.125"])") ==
+      Gpt2);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_forward",
+          "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], [], "
+          "[], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "0.10000000000000001", "1", "True", "0.125", "", ""])") ==
+      Gpt2);
+  // Its backward: five GEMMs for the forward's two (2.5x), causal too.
+  CHECK(
+      workFlops(
+          "aten::_scaled_dot_product_efficient_attention_backward",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
+          "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
+          "[], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
+      Gpt2 * 5 / 2);
+  CHECK(
+      workFlops(
+          "aten::_efficient_attention_backward",
+          "[[8, 512, 12, 64], [8, 512, 12, 64], [8, 512, 12, 64], "
+          "[8, 512, 12, 64], [], [8, 512, 12, 64], [], [], [], [], "
+          "[8, 12, 512], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "", "", "", "12", "12", "", "0.10000000000000001", "", "", "1", "False", "0.125", "", "", "False"])") ==
+      Gpt2 * 5 / 2);
+  // tracelens/h100_qwen0.5b_inference: Qwen's causal prefill in flash
+  // attention, 16 sequences of 559 tokens, 16 heads of 64.
+  CHECK(
+      workFlops(
+          "aten::_flash_attention_forward",
+          "[[16, 559, 16, 64], [16, 559, 16, 64], [16, 559, 16, 64], "
+          "[], [], [], [], [], [], [], [], [], [], [], []]",
+          R"(["", "", "", "", "", "559", "559", "0.", "True", "False", "0.125", "", "", "", ""])") ==
+      2LL * 16 * 16 * 559 * 559 * 128 / 2);
+  CHECK(workFlops("aten::_scaled_dot_product_flash_attention",
+                  "[[16, 16, 559, 64], [16, 16, 559, 64], [16, 16, 559, 64], "
+                  "[], [], [], []]",
+                  R"(["", "", "", "0.", "True", "False", "0.125"])") ==
+        2LL * 16 * 16 * 559 * 559 * 128 / 2);
+}
+
+TEST_CASE("attention's FLOPs: what is not sized") {
+  const char *Bert = "[[32, 12, 128, 64], [32, 12, 128, 64], "
+                     "[32, 12, 128, 64], [], [], [], [], []]";
+  // Without "Concrete Inputs" the flag is unknown: taken as not causal.
+  CHECK(workFlops("aten::scaled_dot_product_attention", Bert) ==
+        2LL * 32 * 12 * 128 * 128 * 128);
+  // A varlen batch packs its sequences into three dimensions.
+  CHECK_FALSE(workFlops("aten::_flash_attention_forward",
+                        "[[4096, 12, 64], [4096, 12, 64], [4096, 12, 64], "
+                        "[33], [33], [], [], [], [], [], []]")
+                  .has_value());
+  // Query and key of different head dimensions do not multiply.
+  CHECK_FALSE(workFlops("aten::scaled_dot_product_attention",
+                        "[[32, 12, 128, 64], [32, 12, 128, 32], "
+                        "[32, 12, 128, 64], [], [], [], [], []]")
+                  .has_value());
+  // Grouped queries: fewer key and value heads, the query's heads count.
+  CHECK(workFlops("aten::scaled_dot_product_attention",
+                  "[[2, 16, 128, 64], [2, 4, 128, 64], [2, 4, 128, 64], [], "
+                  "[], [], [], []]",
+                  R"(["", "", "", "", "0.", "False", "", "True"])") ==
+        2LL * 2 * 16 * 128 * 128 * 128);
+}
+
+TEST_CASE("norms' and softmaxes' FLOPs per element") {
+  // groundtruth/bert_baseline: layer norm over 768 with scale and shift,
+  // 7 FLOPs per element; its backward twice that.
+  CHECK(workFlops("aten::native_layer_norm",
+                  "[[32, 128, 768], [], [768], [768], []]") ==
+        7LL * 32 * 128 * 768);
+  CHECK(workFlops("aten::native_layer_norm_backward",
+                  "[[32, 128, 768], [32, 128, 768], [], [32, 128, 1], "
+                  "[32, 128, 1], [768], [768], []]") == 14LL * 32 * 128 * 768);
+  // groundtruth/resnet50_baseline: cuDNN's batch norm of the stem's output,
+  // and a backward one (input first, then the gradient).
+  CHECK(workFlops("aten::cudnn_batch_norm",
+                  "[[64, 64, 112, 112], [64], [64], [64], [64], [], [], []]") ==
+        7LL * 64 * 64 * 112 * 112);
+  CHECK(workFlops("aten::cudnn_batch_norm_backward",
+                  "[[64, 256, 56, 56], [64, 256, 56, 56], [256], [256], [256], "
+                  "[256], [256], [], [0]]") == 14LL * 64 * 256 * 56 * 56);
+  // astra_sim/megatron_tp8: Apex's fused layer norm and Megatron's causal
+  // softmax as their autograd functions record them.
+  CHECK(workFlops("FusedLayerNormAffineFunction",
+                  "[[2048, 4, 4096], [4096], [4096]]") ==
+        7LL * 2048 * 4 * 4096);
+  CHECK(workFlops("ScaledUpperTriangMaskedSoftmax", "[[32, 2048, 2048]]") ==
+        5LL * 32 * 2048 * 2048);
+  // groundtruth/bert_baseline: the masked-LM loss's log-softmax over the
+  // vocabulary, and its backward.
+  CHECK(workFlops("aten::_log_softmax", "[[4096, 30522], [], []]") ==
+        5LL * 4096 * 30522);
+  CHECK(workFlops("aten::_log_softmax_backward_data",
+                  "[[4096, 30522], [4096, 30522], [], []]") ==
+        4LL * 4096 * 30522);
+  // A norm without weights: no scale and shift.
+  CHECK(workFlops("aten::native_layer_norm", "[[8, 768], [], [], [], []]") ==
+        5LL * 8 * 768);
+  CHECK(workFlops("aten::rms_norm", "[[8, 768], [], [768], []]") ==
+        4LL * 8 * 768);
+  // Not an operator of these families; a missing input.
+  CHECK_FALSE(workFlops("aten::gelu", "[[32, 128, 3072], []]").has_value());
+  CHECK_FALSE(
+      workFlops("aten::native_layer_norm_backward", "[[8, 768]]").has_value());
+}
+
+TEST_CASE("bytes moved by attention, norms and softmaxes, by hand") {
+  // tracelens/h100_bert_small_inference: bf16 flash attention reads
+  // query, key and value and writes one output of the query's size.
+  CHECK(
+      movedOf(
+          "aten::_scaled_dot_product_flash_attention",
+          "[[1, 8, 141, 64], [1, 8, 141, 64], [1, 8, 141, 64], [], [], "
+          "[], []]",
+          R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar"])",
+          R"(["", "", "", "0.", "False", "False", "0.125"])") ==
+      2LL * 4 * 8 * 141 * 64);
+  // groundtruth/gpt2_baseline's attention backward (fp32): grad_out, query,
+  // key, value, out and logsumexp read, with the two 0-d philox tensors
+  // (8 bytes each); the three gradients written.
+  const int64_t N = 8LL * 12 * 512 * 64;
+  CHECK(
+      movedOf(
+          "aten::_scaled_dot_product_efficient_attention_backward",
+          "[[8, 12, 512, 64], [8, 12, 512, 64], [8, 12, 512, 64], "
+          "[8, 12, 512, 64], [], [8, 12, 512, 64], [8, 12, 512], [], "
+          "[], [], [], [], []]",
+          R"(["float", "float", "float", "float", "", "float", "float", "long int", "long int", "Scalar", "ScalarList", "Scalar", "Scalar"])",
+          R"(["", "", "", "", "", "", "", "", "", "0.10000000000000001", "[True, True, True, False]", "True", "0.125"])") ==
+      4 * (5 * N + 8 * 12 * 512) + 2 * 8 + 4 * 3 * N);
+  // groundtruth/bert_baseline's layer norm backward: gradient, input, the
+  // statistics and the weights read; the input's gradient and the scale's
+  // and shift's written.
+  const int64_t L = 32LL * 128 * 768;
+  CHECK(
+      movedOf(
+          "aten::native_layer_norm_backward",
+          "[[32, 128, 768], [32, 128, 768], [], [32, 128, 1], "
+          "[32, 128, 1], [768], [768], []]",
+          R"(["float", "float", "ScalarList", "float", "float", "float", "float", "ScalarList"])",
+          R"(["", "", "[768]", "", "", "", "", "[True, True, True]"])") ==
+      4 * (2 * L + 2 * 32 * 128 + 2 * 768) + 4 * (L + 2 * 768));
+  // groundtruth/resnet50_baseline's batch norm backward: the reserve space
+  // is empty.
+  const int64_t R = 64LL * 256 * 56 * 56;
+  CHECK(
+      movedOf(
+          "aten::cudnn_batch_norm_backward",
+          "[[64, 256, 56, 56], [64, 256, 56, 56], [256], [256], [256], "
+          "[256], [256], [], [0]]",
+          R"(["float", "float", "float", "float", "float", "float", "float", "Scalar", "unsigned char"])",
+          R"(["", "", "", "", "", "", "", "1.0000000000000001e-05", ""])") ==
+      4 * (2 * R + 5 * 256) + 4 * (R + 2 * 256));
+  // astra_sim/megatron_tp8's fp16 causal softmax: scores in, probabilities
+  // out.
+  CHECK(movedOf("ScaledUpperTriangMaskedSoftmax", "[[32, 2048, 2048]]",
+                R"(["c10::Half"])") == 2LL * 2 * 32 * 2048 * 2048);
+  // groundtruth/bert_baseline's log-softmax backward: gradient and output
+  // read, the input's gradient written.
+  CHECK(movedOf("aten::_log_softmax_backward_data",
+                "[[4096, 30522], [4096, 30522], [], []]",
+                R"(["float", "float", "Scalar", "Scalar"])",
+                R"(["", "", "1", "6"])") == 4LL * 3 * 4096 * 30522);
+}
+
+TEST_CASE("embeddings: the rows looked up, not the whole table") {
+  // groundtruth/bert_baseline: the word embeddings, 30522 x 768 in fp32,
+  // looked up for 32 x 128 tokens: no FLOPs; the 4096 rows and their
+  // indices read (in the table's element size), the rows written.
+  const char *Dims = "[[30522, 768], [32, 128], [], [], []]";
+  CHECK(workFlops("aten::embedding", Dims) == 0);
+  CHECK(movedOf("aten::embedding", Dims,
+                R"(["float", "long int", "Scalar", "Scalar", "Scalar"])",
+                R"(["", "", "0", "False", "False"])") ==
+        4LL * (4096 * 768 + 4096) + 4LL * 4096 * 768);
+  // Its backward adds each gradient element into a gradient of the whole
+  // table, which it writes.
+  const char *Bwd = "[[32, 128, 768], [32, 128], [], [], []]";
+  const char *Concrete = R"(["", "", "30522", "0", "False"])";
+  CHECK(workFlops("aten::embedding_dense_backward", Bwd, Concrete) ==
+        32LL * 128 * 768);
+  CHECK(movedOf("aten::embedding_dense_backward", Bwd,
+                R"(["float", "long int", "Scalar", "Scalar", "Scalar"])",
+                Concrete) ==
+        4LL * 32 * 128 * 768 + 8LL * 32 * 128 + 4LL * 30522 * 768);
+  // astra_sim/megatron_tp8: fp16 position embeddings, 4 x 2048 lookups.
+  CHECK(movedOf("aten::embedding", "[[2048, 4096], [4, 2048], [], [], []]",
+                R"(["c10::Half", "long int", "Scalar", "Scalar", "Scalar"])",
+                R"(["", "", "-1", "False", "False"])") ==
+        2LL * (8192 * 4096 + 8192) + 2LL * 8192 * 4096);
+  // Without num_weights the backward's output is unknown; a gradient that
+  // does not match its indices is not sized.
+  CHECK_FALSE(workFlops("aten::embedding_dense_backward", Bwd).has_value());
+  CHECK_FALSE(workFlops("aten::embedding_dense_backward",
+                        "[[32, 127, 768], [32, 128], [], [], []]", Concrete)
+                  .has_value());
 }
