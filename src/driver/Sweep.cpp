@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -279,15 +280,18 @@ std::string dd::driver::sweepJson(const SweepHeader &H,
 
 namespace {
 
-/// "40Gbps" -> (40, "Gbps"); nullopt when the text does not start with a
-/// plain number.
+/// "40Gbps" -> (40, "Gbps"), read as --set reads it (support/Units.h);
+/// nullopt when the text is not a number.
 std::optional<std::pair<double, std::string>> splitUnit(const std::string &T) {
-  const char *Begin = T.c_str();
-  char *End = nullptr;
-  double V = std::strtod(Begin, &End);
-  if (End == Begin || !std::isfinite(V))
+  auto Q = readQuantity(T);
+  if (!Q)
     return std::nullopt;
-  return std::make_pair(V, std::string(End));
+  size_t U = T.size(); // the unit: the letters the text ends with
+  while (U > 0 && std::isalpha(static_cast<unsigned char>(T[U - 1])))
+    --U;
+  std::string Unit = T.substr(U);
+  double Scale = Unit.empty() ? 1 : lookupUnit(Unit)->Scale;
+  return std::make_pair(Q->Value / Scale, Unit);
 }
 
 /// The x values the plot uses for an axis: the numbers as written when all

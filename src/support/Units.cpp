@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -109,15 +110,88 @@ std::string dd::formatQuantity(double V, Dim D) {
   return S;
 }
 
+bool dd::looksNumeric(std::string_view T) {
+  size_t I = !T.empty() && (T[0] == '-' || T[0] == '+') ? 1 : 0;
+  auto Digit = [&](size_t J) {
+    return J < T.size() && std::isdigit(static_cast<unsigned char>(T[J]));
+  };
+  return Digit(I) || (I < T.size() && T[I] == '.' && Digit(I + 1));
+}
+
+std::optional<Quantity> dd::readQuantity(std::string_view T, std::string *Why,
+                                         bool AllowSign) {
+  auto Fail = [&](std::string Msg) -> std::optional<Quantity> {
+    if (Why)
+      *Why = std::move(Msg);
+    return std::nullopt;
+  };
+  std::string Num;
+  size_t I = 0;
+  if (AllowSign && I < T.size() && (T[I] == '-' || T[I] == '+'))
+    Num.push_back(T[I++]);
+  auto IsDigit = [&](size_t J) {
+    return J < T.size() && std::isdigit(static_cast<unsigned char>(T[J]));
+  };
+  // DIGITS: a digit, then digits each after at most one underscore.
+  auto Digits = [&]() {
+    if (!IsDigit(I))
+      return false;
+    Num.push_back(T[I++]);
+    while (IsDigit(I) || (I + 1 < T.size() && T[I] == '_' && IsDigit(I + 1))) {
+      if (T[I] == '_')
+        ++I;
+      Num.push_back(T[I++]);
+    }
+    return true;
+  };
+  if (!Digits())
+    return Fail("not a number");
+  if (I < T.size() && T[I] == '.') {
+    Num.push_back(T[I++]);
+    if (!Digits())
+      return Fail("not a number: digits must follow the '.'");
+  }
+  if (I < T.size() && (T[I] == 'e' || T[I] == 'E')) {
+    size_t J = I + 1;
+    if (J < T.size() && (T[J] == '+' || T[J] == '-'))
+      ++J;
+    if (IsDigit(J)) { // else the 'e' begins a unit
+      Num.append(T.substr(I, J - I));
+      I = J;
+      Digits();
+    }
+  }
+  double V = std::strtod(Num.c_str(), nullptr);
+  if (!std::isfinite(V))
+    return Fail("number out of range");
+  Quantity Q;
+  Q.Value = V;
+  std::string_view Unit = T.substr(I);
+  if (!Unit.empty()) {
+    for (char Ch : Unit)
+      if (!std::isalpha(static_cast<unsigned char>(Ch)))
+        return Fail("'" + std::string(Unit) +
+                    "' after the number is not a unit (units: " +
+                    knownUnits() + ")");
+    auto U = lookupUnit(Unit);
+    if (!U)
+      return Fail("unknown unit '" + std::string(Unit) +
+                  "' (units: " + knownUnits() + ")");
+    Q.Value = V * U->Scale;
+    Q.D = U->D;
+    Q.HasUnit = true;
+    if (!std::isfinite(Q.Value))
+      return Fail("number out of range");
+  }
+  return Q;
+}
+
 std::optional<double> dd::parseQuantity(std::string_view Text, Dim D) {
-  std::string T(Text);
-  const char *Begin = T.c_str();
-  char *End = nullptr;
-  double V = std::strtod(Begin, &End);
-  if (End == Begin || !std::isfinite(V) || V < 0)
+  auto Q = readQuantity(Text);
+  if (!Q || Q->Value < 0)
     return std::nullopt;
-  auto U = lookupUnit(End);
-  if (!U || U->D != D)
+  // 0 needs no unit: it is 0 in any dimension.
+  if (Q->D != D && !(Q->Value == 0 && !Q->HasUnit))
     return std::nullopt;
-  return V * U->Scale;
+  return Q->Value;
 }

@@ -47,9 +47,31 @@ struct UnitInfo {
   Dim D;
 };
 std::optional<UnitInfo> lookupUnit(std::string_view Suffix);
+
+/// A number with its dimension, in base units.
+struct Quantity {
+  double Value = 0;
+  Dim D;
+  bool HasUnit = false; ///< written with a unit ("0" has none)
+};
+/// The one reader of numbers with units, for .dd literals, --set values,
+/// sweeps and the command line's options. The whole of \p Text must be
+///   [+-]? DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? UNIT?
+/// with DIGITS = [0-9] ('_'? [0-9])* (underscores between digits only) and
+/// UNIT one of lookupUnit's; the value finite. No hexadecimal, no spaces.
+/// A sign only with \p AllowSign (a .dd literal's minus is an operator).
+/// nullopt otherwise, with the reason in \p Why when given.
+std::optional<Quantity> readQuantity(std::string_view Text,
+                                     std::string *Why = nullptr,
+                                     bool AllowSign = true);
+/// Whether \p Text starts like a number ([+-]? digit or .digit): a --set
+/// value that does is read as one (and refused if it is not), else as text.
+bool looksNumeric(std::string_view Text);
+
 /// A non-negative quantity of dimension \p D as the command line gives it: a
-/// number and a unit of that dimension ("35.5ms", "16GiB"), in base units
-/// (nanoseconds, bytes); nullopt for anything else.
+/// number and a unit of that dimension ("35.5ms", "16GiB", "16_000MB"), or 0
+/// without a unit, in base units (nanoseconds, bytes); nullopt for anything
+/// else.
 std::optional<double> parseQuantity(std::string_view Text, Dim D);
 /// The unit suffixes the language accepts, for messages.
 const char *knownUnits();

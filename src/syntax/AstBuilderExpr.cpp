@@ -11,42 +11,15 @@ using namespace dd;
 using namespace dd::syntax;
 
 ast::Expr *AstBuilder::buildNumber(P::NumberExprContext *C) {
-  // NUMBER -> DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? UNIT?
-  std::string Text = C->NUMBER()->getText();
-  std::string Digits;
-  size_t I = 0;
-  for (; I < Text.size(); ++I) {
-    char Ch = Text[I];
-    bool Exp = (Ch == 'e' || Ch == 'E') && I + 1 < Text.size() &&
-               (std::isdigit(static_cast<unsigned char>(Text[I + 1])) ||
-                ((Text[I + 1] == '+' || Text[I + 1] == '-') && I + 2 < Text.size() &&
-                 std::isdigit(static_cast<unsigned char>(Text[I + 2]))));
-    if (Exp) {
-      Digits.push_back(Ch);
-      Digits.push_back(Text[++I]);
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(Ch)) || Ch == '.')
-      Digits.push_back(Ch);
-    else if (Ch != '_')
-      break;
+  // NUMBER -> DIGITS ('.' DIGITS)? ([eE] [+-]? DIGITS)? UNIT?, read by the
+  // one reader of quantities (support/Units.h) that --set values use too.
+  std::string Why;
+  auto Q = readQuantity(C->NUMBER()->getText(), &Why, /*AllowSign=*/false);
+  if (!Q) {
+    Diags.error(range(C), Why);
+    return Ctx.make<ast::NumberLit>(range(C), 0.0, Dim());
   }
-  std::string Unit = Text.substr(I);
-  double V = std::strtod(Digits.c_str(), nullptr);
-  Dim D;
-  if (!Unit.empty()) {
-    auto U = lookupUnit(Unit);
-    if (!U) {
-      Diags.error(range(C), "unknown unit '" + Unit + "' (units: " +
-                                knownUnits() + ")");
-    } else {
-      V *= U->Scale;
-      D = U->D;
-    }
-  }
-  if (!std::isfinite(V))
-    Diags.error(range(C), "number out of range");
-  return Ctx.make<ast::NumberLit>(range(C), V, D);
+  return Ctx.make<ast::NumberLit>(range(C), Q->Value, Q->D);
 }
 
 ast::Expr *AstBuilder::buildSelect(P::SelectExprContext *C) {

@@ -124,41 +124,31 @@ void Interpreter::decodeConstants() {
 
 /// Reads a --set value: a number with an optional unit, true/false, none,
 /// or text (quoted or not).
-static std::optional<Value> parseSetting(std::string_view T) {
+static std::optional<Value> parseSetting(std::string_view T,
+                                         std::string *Why = nullptr) {
   if (T == "true" || T == "false")
     return Value::boolean(T == "true");
   if (T == "none")
     return Value::none();
   if (T.size() >= 2 && T.front() == '"' && T.back() == '"')
     return Value::string(std::string(T.substr(1, T.size() - 2)));
-  size_t I = 0;
-  if (I < T.size() && (T[I] == '-' || T[I] == '+'))
-    ++I;
-  size_t DigitsBegin = I;
-  while (I < T.size() &&
-         (std::isdigit(static_cast<unsigned char>(T[I])) || T[I] == '.' ||
-          T[I] == '_' ||
-          ((T[I] == 'e' || T[I] == 'E') && I + 1 < T.size() &&
-           (std::isdigit(static_cast<unsigned char>(T[I + 1])) ||
-            T[I + 1] == '-' || T[I + 1] == '+'))))
-    I += (T[I] == 'e' || T[I] == 'E') ? 2 : 1;
-  if (I == DigitsBegin)
+  // What starts like a number is read as .dd reads a literal (with a sign),
+  // and refused if it is not one ("0x10GB", "16 GB"); the rest is text.
+  if (!looksNumeric(T))
     return Value::string(std::string(T));
-  std::string Num;
-  for (char Ch : T.substr(0, I))
-    if (Ch != '_')
-      Num.push_back(Ch);
-  char *End = nullptr;
-  double V = std::strtod(Num.c_str(), &End);
-  if (!End || *End)
+  auto Q = readQuantity(T, Why);
+  if (!Q)
     return std::nullopt;
-  std::string_view Unit = T.substr(I);
-  if (Unit.empty())
-    return Value::number(V);
-  auto U = lookupUnit(Unit);
-  if (!U)
-    return std::nullopt;
-  return Value::number(V * U->Scale, U->D);
+  return Value::number(Q->Value, Q->D);
+}
+
+/// A --set number as parameter \p Default takes it: a plain 0 is 0 of any
+/// dimension ("--set latency=0").
+static Value asParameter(Value V, const Value &Default) {
+  if (V.is(VKind::Number) && Default.is(VKind::Number) && V.unit().plain() &&
+      V.asNumber() == 0)
+    return Value::number(0, Default.unit());
+  return V;
 }
 
 std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
@@ -187,11 +177,12 @@ std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
           (Best.empty() ? "" : "; did you mean '" + Best + "'?") +
           (List.empty() ? " (it has none)" : " (parameters: " + List + ")"));
     }
-    auto V = parseSetting(Set.Text);
+    std::string Why;
+    auto V = parseSetting(Set.Text, &Why);
     if (!V)
-      return Error("cannot read --set " + Set.Name + "=" + Set.Text +
-                   " (give a number with an optional unit (" + knownUnits() +
-                   "), true, false, or text)");
+      return Error("cannot read --set " + Set.Name + "=" + Set.Text + ": " +
+                   Why + " (give a number with an optional unit, true, "
+                   "false, or text)");
     // A boolean takes true or false, not any text ("no" would be true).
     if (Param->BoolDefault && !V->is(VKind::Bool))
       return Error(fmt::format("--set {}={}: the parameter is true or false "
@@ -201,6 +192,8 @@ std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
                    Param->Range);
     // A literal number's kind is known before the run (the VM checks the
     // others when the parameter's declaration runs).
+    if (Param->LiteralDefault && Param->Default.K == bc::Constant::Number)
+      V = asParameter(*V, Value::number(Param->Default.Num, Param->Default.D));
     if (Param->LiteralDefault && Param->Default.K == bc::Constant::Number &&
         (!V->is(VKind::Number) || V->unit() != Param->Default.D)) {
       Value Default = Value::number(Param->Default.Num, Param->Default.D);
@@ -646,11 +639,11 @@ void Interpreter::opSchedule(const Cursor &C) {
 void Interpreter::opParam(const Cursor &C) {
   unsigned I = C.u16(0);
   Value Default = pop();
-  const Value &Over = ParamOverrides[I];
-  if (Over.is(VKind::Missing)) {
+  if (ParamOverrides[I].is(VKind::Missing)) {
     Globals[P.Params[I].Global] = std::move(Default);
     return;
   }
+  Value Over = asParameter(ParamOverrides[I], Default);
   if ((Default.is(VKind::Number) &&
        (!Over.is(VKind::Number) || Over.unit() != Default.unit())) ||
       (Default.is(VKind::Bool) && !Over.is(VKind::Bool)))

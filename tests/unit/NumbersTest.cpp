@@ -123,3 +123,54 @@ TEST_CASE("command-line quantities: a number and a unit of the dimension") {
   CHECK_FALSE(dd::parseQuantity("ms", Dim::duration()));
   CHECK_FALSE(dd::parseQuantity("5 ms", Dim::duration()));
 }
+
+TEST_CASE("one reader of quantities: what it takes and what it refuses") {
+  using dd::Dim;
+  struct Row {
+    const char *Text;
+    bool Ok;
+    double Value; ///< base units
+    Dim D;
+  };
+  const Row Rows[] = {
+      {"10_000Mbps", true, 1.25, Dim::bandwidth()}, // 10 Gb/s = 1.25 B/ns
+      {"16_000MB", true, 16e9, Dim::bytes()},
+      {"1e3us", true, 1e6, Dim::duration()},
+      {"1.5E-3s", true, 1.5e6, Dim::duration()},
+      {"2KiB", true, 2048, Dim::bytes()},
+      {"0", true, 0, Dim()},
+      {"-5ms", true, -5e6, Dim::duration()},
+      {"+7", true, 7, Dim()},
+      {"0x10GB", false, 0, Dim()}, // no hexadecimal
+      {"1__0", false, 0, Dim()},   // one underscore between digits
+      {"10_", false, 0, Dim()},
+      {"_10", false, 0, Dim()},
+      {".5ms", false, 0, Dim()}, // a digit first, as in .dd
+      {"5.ms", false, 0, Dim()},
+      {"16 GB", false, 0, Dim()},
+      {"1e400", false, 0, Dim()}, // finite only
+      {"5xyz", false, 0, Dim()},
+      {"", false, 0, Dim()},
+      {"ms", false, 0, Dim()},
+  };
+  for (const Row &R : Rows) {
+    CAPTURE(R.Text);
+    std::string Why;
+    auto Q = dd::readQuantity(R.Text, &Why);
+    CHECK(Q.has_value() == R.Ok);
+    if (Q && R.Ok) {
+      CHECK(Q->Value == doctest::Approx(R.Value));
+      CHECK(Q->D == R.D);
+    }
+    if (!R.Ok)
+      CHECK_FALSE(Why.empty());
+  }
+  // A .dd literal's minus is an operator.
+  CHECK_FALSE(dd::readQuantity("-5ms", nullptr, /*AllowSign=*/false));
+  // On the command line: 0 without a unit in any dimension, not other
+  // plain numbers; underscores as in .dd; no hexadecimal.
+  CHECK(dd::parseQuantity("0", Dim::duration()) == 0);
+  CHECK(dd::parseQuantity("16_000MB", Dim::bytes()) == doctest::Approx(16e9));
+  CHECK_FALSE(dd::parseQuantity("0x10GB", Dim::bytes()));
+  CHECK_FALSE(dd::parseQuantity("7", Dim::duration()));
+}
