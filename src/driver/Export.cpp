@@ -76,9 +76,9 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
       return ExitBadInput;
     }
   }
-  std::vector<std::string> Traces =
-      T.TracePaths.empty() ? std::vector<std::string>{T.TracePath}
-                           : T.TracePaths;
+  std::vector<std::string> Traces = T.TracePaths.empty()
+                                        ? std::vector<std::string>{T.TracePath}
+                                        : T.TracePaths;
   std::vector<RankFile> Files;
   std::map<int64_t, std::string> Ranks;
   for (size_t I = 0; I < Traces.size(); ++I) {
@@ -94,12 +94,12 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     RankFile F;
     F.Trace = Traces[I];
     const trace::DistributedInfo &Dist = S.In.Trace.Distributed;
-    F.Rank = Dist.Present && Dist.Rank >= 0 ? Dist.Rank
-                                            : static_cast<int64_t>(I);
+    F.Rank =
+        Dist.Present && Dist.Rank >= 0 ? Dist.Rank : static_cast<int64_t>(I);
     auto [Seen, New] = Ranks.emplace(F.Rank, Traces[I]);
     if (!New) {
-      reportError(Traces[I], fmt::format("rank {} again (also {})", F.Rank,
-                                         Seen->second));
+      reportError(Traces[I],
+                  fmt::format("rank {} again (also {})", F.Rank, Seen->second));
       return ExitBadInput;
     }
     size_t It = S.Chosen.front();
@@ -126,8 +126,8 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     O.Model = PM ? PM->Path : "";
     F.Bytes = exporter::writeChakra(S.G, *Start, O, F.Stats);
     F.Iteration = S.G.Iterations[It].Label;
-    F.Path = (fs::path(E.OutDir) / fmt::format("chakra.{}.et", F.Rank))
-                 .string();
+    F.Path =
+        (fs::path(E.OutDir) / fmt::format("chakra.{}.et", F.Rank)).string();
     Files.push_back(std::move(F));
   }
   // Nothing written over an input.
@@ -181,10 +181,9 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     writeOut(fmt::format(
         "rank {}: {} ({} of {}): {} nodes ({} on the CPU, {} collectives), "
         "{} dependencies ({} control, {} data: {})\n",
-        F.Rank, F.Path, F.Iteration, F.Trace, F.Stats.Nodes,
-        F.Stats.CpuNodes, F.Stats.CommNodes,
-        F.Stats.CtrlDeps + F.Stats.DataDeps, F.Stats.CtrlDeps,
-        F.Stats.DataDeps, kindsText(F.Stats)));
+        F.Rank, F.Path, F.Iteration, F.Trace, F.Stats.Nodes, F.Stats.CpuNodes,
+        F.Stats.CommNodes, F.Stats.CtrlDeps + F.Stats.DataDeps,
+        F.Stats.CtrlDeps, F.Stats.DataDeps, kindsText(F.Stats)));
   size_t Unnamed = 0;
   for (const RankFile &F : Files)
     Unnamed += F.Stats.CommAsCompute;

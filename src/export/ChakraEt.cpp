@@ -21,7 +21,6 @@ namespace {
 // Field numbers and enum values of Chakra's et_def.proto.
 enum : unsigned {
   AttrName = 1,
-  AttrDoubleVal = 3,
   AttrInt64Val = 9,
   AttrBoolVal = 27,
   AttrStringVal = 29,
@@ -41,25 +40,21 @@ enum : unsigned {
 enum : uint64_t { CompNode = 4, CommCollNode = 7 };
 constexpr int64_t NoCollective = -1;
 
-proto::Message attr(std::string_view Name) {
+/// An AttributeProto named \p Name; \p Value sets its value field.
+template <typename F> proto::Message attr(std::string_view Name, F Value) {
   proto::Message A;
   A.bytes(AttrName, Name);
+  Value(A);
   return A;
 }
 proto::Message intAttr(std::string_view Name, int64_t V) {
-  proto::Message A = attr(Name);
-  A.i64(AttrInt64Val, V);
-  return A;
+  return attr(Name, [&](proto::Message &A) { A.i64(AttrInt64Val, V); });
 }
 proto::Message stringAttr(std::string_view Name, std::string_view V) {
-  proto::Message A = attr(Name);
-  A.bytes(AttrStringVal, V);
-  return A;
+  return attr(Name, [&](proto::Message &A) { A.bytes(AttrStringVal, V); });
 }
 proto::Message boolAttr(std::string_view Name, bool V) {
-  proto::Message A = attr(Name);
-  A.boolean(AttrBoolVal, V);
-  return A;
+  return attr(Name, [&](proto::Message &A) { A.boolean(AttrBoolVal, V); });
 }
 
 bool contains(std::string_view Name, std::initializer_list<const char *> Any) {
@@ -92,10 +87,8 @@ int64_t collectiveType(std::string_view N) {
 
 } // namespace
 
-std::string exporter::writeChakra(const Graph &G,
-                                  llvm::ArrayRef<int64_t> Start,
-                                  const ChakraOptions &O,
-                                  ChakraStats &Stats) {
+std::string exporter::writeChakra(const Graph &G, llvm::ArrayRef<int64_t> Start,
+                                  const ChakraOptions &O, ChakraStats &Stats) {
   Stats = ChakraStats();
   const int32_t It = static_cast<int32_t>(O.Iteration);
   auto Exported = [&](TaskId T) {
@@ -197,7 +190,8 @@ std::string exporter::writeChakra(const Graph &G,
                            graph::kernelClassName(graph::kernelClassOf(G, T))));
     if (Comm) {
       N.message(NodeAttr, intAttr("comm_type", Coll));
-      N.message(NodeAttr, intAttr("comm_size", std::max<int64_t>(G.Bytes[T], 0)));
+      N.message(NodeAttr,
+                intAttr("comm_size", std::max<int64_t>(G.Bytes[T], 0)));
     }
     if (!std::isnan(Flops[T]))
       N.message(NodeAttr, intAttr("num_ops", std::llround(Flops[T])));
@@ -207,9 +201,9 @@ std::string exporter::writeChakra(const Graph &G,
       proto::Message L;
       for (const std::string &Kd : Kinds)
         L.bytes(ListValues, Kd);
-      proto::Message A = attr("dep_kinds");
-      A.message(AttrStringList, L);
-      N.message(NodeAttr, A);
+      N.message(NodeAttr, attr("dep_kinds", [&](proto::Message &A) {
+                  A.message(AttrStringList, L);
+                }));
     }
     proto::appendDelimited(Out, N);
     ++Stats.Nodes;

@@ -1,4 +1,4 @@
-//===- ChakraEt.h - A graph's iteration as a Chakra execution trace -*- C++ -*-===//
+//===- ChakraEt.h - An iteration as a Chakra execution trace ---*- C++ -*-===//
 //
 // Chakra (MLCommons) execution traces are what ASTRA-sim replays on a
 // simulated cluster. writeChakra writes one iteration of one rank's graph,
@@ -7,9 +7,9 @@
 // dependency on the task before it on its thread or stream, and a data
 // dependency for every other edge of the simulated graph that ends at it
 // (Graph::Lowered: between tasks that run, around removed ones), its kind
-// kept in the node's "dep_kinds" attribute; collectives as COMM_COLL_NODEs with their
-// type and size. The schema is export/chakra_et.proto; docs/chakra.md says
-// how to run ASTRA-sim on the files.
+// kept in the node's "dep_kinds" attribute; collectives as COMM_COLL_NODEs with
+// their type and size. The schema is export/chakra_et.proto; docs/chakra.md
+// says how to run ASTRA-sim on the files.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_EXPORT_CHAKRAET_H
@@ -26,10 +26,10 @@
 namespace dd::exporter {
 
 struct ChakraOptions {
-  size_t Iteration = 0;  ///< index into G.Iterations
-  int64_t Rank = 0;      ///< written into the metadata
-  std::string Source;    ///< the trace, for the metadata
-  std::string Model;     ///< the model applied, "" for none
+  size_t Iteration = 0; ///< index into G.Iterations
+  int64_t Rank = 0;     ///< written into the metadata
+  std::string Source;   ///< the trace, for the metadata
+  std::string Model;    ///< the model applied, "" for none
 };
 
 /// What writeChakra wrote.
@@ -43,10 +43,10 @@ struct ChakraStats {
   size_t CommAsCompute = 0;
 };
 
-/// The Chakra file of iteration O.Iteration of \p G (finalized): a GlobalMetadata and
-/// the nodes, each length-delimited. \p Start is each task's start on the
-/// schedule exported (a simulation of \p G), ns; start_time_micros counts
-/// from the iteration's first task.
+/// The Chakra file of iteration O.Iteration of \p G (finalized): a
+/// GlobalMetadata and the nodes, each length-delimited. \p Start is each task's
+/// start on the schedule exported (a simulation of \p G), ns; start_time_micros
+/// counts from the iteration's first task.
 std::string writeChakra(const graph::Graph &G, llvm::ArrayRef<int64_t> Start,
                         const ChakraOptions &O, ChakraStats &Stats);
 

@@ -47,8 +47,8 @@ Roofline detail::roofline(const RunData &D) {
     C.SizedNs += G.MeasuredDur[T];
     C.Flops += F;
     C.Bytes += B;
-    R.Points.push_back({F / B, F / double(G.MeasuredDur[T]) / 1e3,
-                        G.MeasuredDur[T], K, T});
+    R.Points.push_back(
+        {F / B, F / double(G.MeasuredDur[T]) / 1e3, G.MeasuredDur[T], K, T});
   }
   R.SizedKernels = R.Points.size();
   for (const Roofline::Point &P : R.Points)

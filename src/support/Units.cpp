@@ -171,8 +171,8 @@ std::optional<Quantity> dd::readQuantity(std::string_view T, std::string *Why,
     for (char Ch : Unit)
       if (!std::isalpha(static_cast<unsigned char>(Ch)))
         return Fail("'" + std::string(Unit) +
-                    "' after the number is not a unit (units: " +
-                    knownUnits() + ")");
+                    "' after the number is not a unit (units: " + knownUnits() +
+                    ")");
     auto U = lookupUnit(Unit);
     if (!U)
       return Fail("unknown unit '" + std::string(Unit) +

@@ -181,7 +181,8 @@ std::optional<Diagnostic> vm::checkSettings(const bc::Program &P,
     auto V = parseSetting(Set.Text, &Why);
     if (!V)
       return Error("cannot read --set " + Set.Name + "=" + Set.Text + ": " +
-                   Why + " (give a number with an optional unit, true, "
+                   Why +
+                   " (give a number with an optional unit, true, "
                    "false, or text)");
     // A boolean takes true or false, not any text ("no" would be true).
     if (Param->BoolDefault && !V->is(VKind::Bool))

@@ -203,8 +203,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   MemoryModel &M = mem("offload");
   graph::Graph &G = graph();
   ensureFinalized();
-  double Bw = hostBandwidth(Env.Device.PcieBandwidth,
-                            gpuForDevice(Env.Device.Name));
+  double Bw =
+      hostBandwidth(Env.Device.PcieBandwidth, gpuForDevice(Env.Device.Name));
   if (A.Bandwidth) {
     Bw = toNumber(*A.Bandwidth, Dim::bandwidth(), "'bandwidth'");
     if (!(Bw > 0) || !std::isfinite(Bw))
