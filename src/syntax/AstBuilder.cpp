@@ -66,12 +66,45 @@ public:
     Diags.error(Where, Out);
   }
 
+  /// Forgets the last position reported: the parse starts again.
+  void forget() { LastOffset = ~0u; }
+
 private:
   AstBuilder &Builder;
   DiagEngine &Diags;
   const antlr4::dfa::Vocabulary &Vocab;
   uint32_t LastOffset = ~0u;
 };
+
+/// ANTLR's prediction with a bound on its work, counted in epsilon
+/// closure steps: full-context LL prediction can rescan the rest of an
+/// expression at each of its operators, for minutes on a long one.
+class BoundedPrediction : public antlr4::atn::ParserATNSimulator {
+public:
+  using ParserATNSimulator::ParserATNSimulator;
+  struct OverBudget {};
+  /// Steps left; unbounded until set.
+  size_t Budget = SIZE_MAX;
+
+protected:
+  void closure_(Ref<antlr4::atn::ATNConfig> const &Config,
+                antlr4::atn::ATNConfigSet *Configs,
+                antlr4::atn::ATNConfig::Set &Busy, bool CollectPredicates,
+                bool FullCtx, int Depth, bool TreatEofAsEpsilon) override {
+    if (Budget-- == 0)
+      throw OverBudget{};
+    ParserATNSimulator::closure_(Config, Configs, Busy, CollectPredicates,
+                                 FullCtx, Depth, TreatEofAsEpsilon);
+  }
+};
+
+/// The closure steps LL prediction may take, for each token of a module
+/// and in all (BoundedPrediction): a model of the standard library with a
+/// syntax error at its end needs 12 to 50 per token; a chain of 250
+/// indexes with an error before it needs tens of millions (5 s), 800 of
+/// them minutes. Past the bound the errors come from SLL prediction.
+constexpr size_t MaxClosurePerToken = 100;
+constexpr size_t MaxClosure = 2'000'000;
 
 /// How deep the pre-scan lets a module nest (findTooDeep). The builder
 /// accepts AstBuilder::MaxNesting levels, each of which the parser follows
@@ -532,6 +565,7 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                                      ast::AstContext &Ctx,
                                                      DiagEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
+  size_t DiagsBefore = Diags.size();
   // ANTLR decodes the text as UTF-8 and throws on a byte that is not.
   const std::string &Text = SM.text(B);
   const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Text.data());
@@ -571,8 +605,46 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                   MaxParseNesting));
     return nullptr;
   }
-  Parser.addErrorListener(&Listener);
-  P::ModuleContext *Tree = Parser.module();
+  // Two stages, as ANTLR recommends: SLL prediction, which never looks at
+  // the rules around a decision, parses every valid module we have seen,
+  // in time linear in its tokens; full-context LL prediction rescans the
+  // rest of an expression at each postfix operator or 'or' of a long chain
+  // (250 indexes took 18 s, 800 took 50 s). LL runs only where SLL stops
+  // at an error, and then reports the errors and recovers as before,
+  // within a bound on its steps over the tokens; past it, a third pass
+  // reports the errors with SLL prediction.
+  auto *Generated = Parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  auto *Sim = new BoundedPrediction(&Parser, Parser.getATN(),
+                                    Generated->decisionToDFA,
+                                    Generated->getSharedContextCache());
+  // The runtime (4.9) deletes the simulator it replaces; the parser
+  // deletes this one.
+  Parser.setInterpreter(Sim);
+  Sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  Parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  P::ModuleContext *Tree = nullptr;
+  auto Again = [&](antlr4::atn::PredictionMode Mode) {
+    Tokens.seek(0);
+    Parser.reset();
+    Parser.removeErrorListeners();
+    Listener.forget();
+    Parser.addErrorListener(&Listener);
+    Parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    Sim->setPredictionMode(Mode);
+    return Parser.module();
+  };
+  try {
+    Tree = Parser.module();
+  } catch (antlr4::ParseCancellationException &) {
+    Sim->Budget = MaxClosurePerToken * Tokens.size() + MaxClosure;
+    try {
+      Tree = Again(antlr4::atn::PredictionMode::LL);
+    } catch (BoundedPrediction::OverBudget &) {
+      Diags.truncate(DiagsBefore);
+      Sim->Budget = SIZE_MAX;
+      Tree = Again(antlr4::atn::PredictionMode::SLL);
+    }
+  }
   // Characters the lexer could not use arrive as ERROR_CHAR tokens, which
   // the parser reports as unexpected.
   if (Diags.errorCount() != ErrorsBefore)
