@@ -63,6 +63,8 @@ MODELS = {
     "equal_shared.dd": "let x = [1]\nlet y = [1]\n"
                        "for i in 0..60 { x = [x, x]\n y = [y, y] }\n"
                        "print x == y\n",
+    "print_shared.dd": "let x = [1]\nfor i in 0..60 { x = [x, x] }\n"
+                       "print x\n",
     # Parsing: SLL prediction, not full-context LL, for these.
     "slow_index.dd": "let x = [0]\nprint x" + "[0]" * 250 + "\n",
     "slow_call.dd": "fn f(a) { return f }\nlet g = f" + "(1)" * 250 + "\n",
