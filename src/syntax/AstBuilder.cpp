@@ -101,8 +101,8 @@ protected:
 /// The closure steps LL prediction may take, for each token of a module
 /// and in all (BoundedPrediction): a model of the standard library with a
 /// syntax error at its end needs 12 to 50 per token; a chain of 250
-/// indexes with an error before it needs tens of millions (5 s), 800 of
-/// them minutes. Past the bound the errors come from SLL prediction.
+/// indexes with an error before it needs over 10 million (5 s), 800 of
+/// them a minute. Past the bound the errors come from SLL prediction.
 constexpr size_t MaxClosurePerToken = 100;
 constexpr size_t MaxClosure = 2'000'000;
 
@@ -609,9 +609,9 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   // the rules around a decision, parses every valid module we have seen,
   // in time linear in its tokens; full-context LL prediction rescans the
   // rest of an expression at each postfix operator or 'or' of a long chain
-  // (250 indexes took 18 s, 800 took 50 s). LL runs only where SLL stops
+  // (250 indexes took 8 s, 800 took 80 s). LL runs only where SLL stops
   // at an error, and then reports the errors and recovers as before,
-  // within a bound on its steps over the tokens; past it, a third pass
+  // within a bound on its work (BoundedPrediction); past it, a third pass
   // reports the errors with SLL prediction.
   auto *Generated = Parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
   auto *Sim = new BoundedPrediction(&Parser, Parser.getATN(),
