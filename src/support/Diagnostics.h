@@ -51,6 +51,15 @@ public:
     Diags.clear();
     Errors = 0;
   }
+  /// Keeps the first \p N diagnostics only: those of a pass whose reports
+  /// another pass replaces go.
+  size_t size() const { return Diags.size(); }
+  void truncate(size_t N) {
+    for (size_t I = N; I < Diags.size(); ++I)
+      Errors -= Diags[I].Level == Severity::Error;
+    if (N < Diags.size())
+      Diags.resize(N);
+  }
 
 private:
   std::vector<Diagnostic> Diags;

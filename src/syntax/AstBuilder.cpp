@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 using namespace dd;
 using namespace dd::syntax;
 
@@ -64,12 +66,255 @@ public:
     Diags.error(Where, Out);
   }
 
+  /// Forgets the last position reported: the parse starts again.
+  void forget() { LastOffset = ~0u; }
+
 private:
   AstBuilder &Builder;
   DiagEngine &Diags;
   const antlr4::dfa::Vocabulary &Vocab;
   uint32_t LastOffset = ~0u;
 };
+
+/// ANTLR's prediction with a bound on its work, counted in epsilon
+/// closure steps: full-context LL prediction can rescan the rest of an
+/// expression at each of its operators, for minutes on a long one.
+class BoundedPrediction : public antlr4::atn::ParserATNSimulator {
+public:
+  using ParserATNSimulator::ParserATNSimulator;
+  struct OverBudget {};
+  /// Steps left; unbounded until set.
+  size_t Budget = SIZE_MAX;
+
+protected:
+  void closure_(Ref<antlr4::atn::ATNConfig> const &Config,
+                antlr4::atn::ATNConfigSet *Configs,
+                antlr4::atn::ATNConfig::Set &Busy, bool CollectPredicates,
+                bool FullCtx, int Depth, bool TreatEofAsEpsilon) override {
+    if (Budget-- == 0)
+      throw OverBudget{};
+    ParserATNSimulator::closure_(Config, Configs, Busy, CollectPredicates,
+                                 FullCtx, Depth, TreatEofAsEpsilon);
+  }
+};
+
+/// The closure steps LL prediction may take, for each token of a module
+/// and in all (BoundedPrediction): a model of the standard library with a
+/// syntax error at its end needs 12 to 50 per token; a chain of 250
+/// indexes with an error before it needs over 10 million (5 s), 800 of
+/// them a minute. Past the bound the errors come from SLL prediction.
+constexpr size_t MaxClosurePerToken = 100;
+constexpr size_t MaxClosure = 2'000'000;
+
+/// How deep the pre-scan lets a module nest (findTooDeep). The builder
+/// accepts AstBuilder::MaxNesting levels, each of which the parser follows
+/// with a few calls; this bound keeps the parser, and ANTLR's lookahead
+/// over the same tokens, inside an 8 MB stack in a debug build.
+constexpr unsigned MaxParseNesting = 4 * AstBuilder::MaxNesting;
+
+struct TooDeep {
+  antlr4::Token *At; ///< the token one level past the limit
+  bool OnlyBrackets; ///< brackets alone nest that deep
+};
+
+/// What a token does to the nesting findTooDeep counts.
+enum class Nesting : uint8_t {
+  None,
+  Open,       ///< ( [ {
+  Close,      ///< ) ]
+  CloseBlock, ///< }
+  Opener,     ///< -> where alloc insert: what follows, to the end, is inside
+  Else,       ///< an opener too: an else-if chain nests
+  Prefix,     ///< not, and '-' before an operand
+  Binary,     ///< an infix operator ('-' after an operand)
+  Reset,      ///< ; = and statement keywords: nothing before stays open
+  Comma,      ///< a reset, except in select's list of kinds
+  If,         ///< a statement keyword, except right after 'else'
+  Select,     ///< starts a list of kinds whose commas reset nothing
+  Operand,    ///< ends an operand: a '-' after it subtracts
+};
+
+/// The binding of each infix operator, as the grammar orders opExpr's
+/// alternatives (tighter first); a prefix operator's operand takes the
+/// infix operators that bind tighter than it.
+enum Binding : uint8_t {
+  BindAll = 0, ///< the body of a lambda, a where, an alloc: everything
+  BindOr = 1,
+  BindAnd,
+  BindNot,
+  BindCompare,
+  BindRange,
+  BindUnion,
+  BindIntersect,
+  BindAdd,
+  BindMul,
+  BindNeg,
+};
+
+/// Finds where the module nests deeper than MaxParseNesting, from its
+/// tokens alone, before the parser (which recurses once per level) or its
+/// lookahead sees them. It follows the parser's calls: each open bracket
+/// is a level, and inside one, each prefix operator, '->', 'where',
+/// 'alloc', 'insert' and 'else' whose operand is still open, and each
+/// infix operator whose right operand is (an operator that binds looser
+/// than the one before closes it, as the parser returns from it). As
+/// tokens cannot tell where the operands of '->', 'where', 'alloc',
+/// 'insert' and 'else' end, they stay open until their bracket closes or
+/// something ends every expression there: a ',', a ';', an '=', a '{' or
+/// a statement keyword (so the count can be more than the parser's, by a
+/// level for each of those and each prefix before an operator that binds
+/// tighter, never less).
+std::optional<TooDeep> findTooDeep(const std::vector<antlr4::Token *> &Tokens,
+                                   const antlr4::dfa::Vocabulary &Vocab) {
+  std::vector<Nesting> Kind(Vocab.getMaxTokenType() + 1, Nesting::None);
+  std::vector<uint8_t> Bind(Kind.size(), BindAll);
+  for (size_t T = 0; T < Kind.size(); ++T) {
+    std::string Lit = Vocab.getLiteralName(T);
+    if (Lit.size() < 3)
+      continue;
+    Lit = Lit.substr(1, Lit.size() - 2); // 'not' -> not
+    auto Infix = [&](Binding B) {
+      Kind[T] = Nesting::Binary;
+      Bind[T] = B;
+    };
+    if (Lit == "(" || Lit == "[" || Lit == "{")
+      Kind[T] = Nesting::Open;
+    else if (Lit == ")" || Lit == "]")
+      Kind[T] = Nesting::Close;
+    else if (Lit == "}")
+      Kind[T] = Nesting::CloseBlock;
+    else if (Lit == "->" || Lit == "where" || Lit == "alloc" ||
+             Lit == "insert")
+      Kind[T] = Nesting::Opener;
+    else if (Lit == "else")
+      Kind[T] = Nesting::Else;
+    else if (Lit == "not")
+      Kind[T] = Nesting::Prefix;
+    else if (Lit == "-")
+      Infix(BindAdd); // or a prefix: decided by the token before
+    else if (Lit == "*" || Lit == "/" || Lit == "%")
+      Infix(BindMul);
+    else if (Lit == "+")
+      Infix(BindAdd);
+    else if (Lit == "&")
+      Infix(BindIntersect);
+    else if (Lit == "|")
+      Infix(BindUnion);
+    else if (Lit == "..")
+      Infix(BindRange);
+    else if (Lit == "==" || Lit == "!=" || Lit == "<" || Lit == "<=" ||
+             Lit == ">" || Lit == ">=" || Lit == "~" || Lit == "!~" ||
+             Lit == "in")
+      Infix(BindCompare);
+    else if (Lit == "and")
+      Infix(BindAnd);
+    else if (Lit == "or")
+      Infix(BindOr);
+    else if (Lit == ",")
+      Kind[T] = Nesting::Comma;
+    else if (Lit == "if")
+      Kind[T] = Nesting::If;
+    else if (Lit == "select")
+      Kind[T] = Nesting::Select;
+    else if (Lit == "true" || Lit == "false" || Lit == "none")
+      Kind[T] = Nesting::Operand;
+    else if (Lit == ";" || Lit == "=" || Lit == "param" || Lit == "import" ||
+             Lit == "let" || Lit == "for" || Lit == "break" ||
+             Lit == "continue" || Lit == "try" || Lit == "fn" ||
+             Lit == "return" || Lit == "shrink" || Lit == "scale" ||
+             Lit == "remove" || Lit == "resize" || Lit == "free" ||
+             Lit == "offload" || Lit == "depend" || Lit == "schedule" ||
+             Lit == "print" || Lit == "assert")
+      Kind[T] = Nesting::Reset;
+  }
+  for (size_t T : {P::IDENT, P::NUMBER, P::STRING, P::REGEX})
+    Kind[T] = Nesting::Operand;
+
+  // Open[I]: the operands open inside the I-th open bracket (0: outside
+  // any), each as the loosest infix operator it takes.
+  std::vector<std::vector<uint8_t>> Open(1);
+  size_t Depth = 0, Brackets = 0;
+  Nesting Last = Nesting::None;
+  bool KindList = false; // after 'select' IDENT (',' IDENT)*
+  auto Pop = [&] {
+    Open.back().pop_back();
+    --Depth;
+  };
+  auto Reset = [&] {
+    Depth -= Open.back().size();
+    Open.back().clear();
+  };
+  auto Push = [&](uint8_t Takes) {
+    Open.back().push_back(Takes);
+    ++Depth;
+  };
+  for (antlr4::Token *Tok : Tokens) {
+    if (Tok->getChannel() != antlr4::Token::DEFAULT_CHANNEL ||
+        Tok->getType() >= Kind.size())
+      continue;
+    Nesting K = Kind[Tok->getType()];
+    size_t Before = Depth;
+    switch (K) {
+    case Nesting::Open:
+      if (Tok->getText() == "{") // an if's or for's expression ends here
+        while (!Open.back().empty() && Open.back().back() != BindAll)
+          Pop();
+      Open.emplace_back();
+      ++Brackets;
+      ++Depth;
+      break;
+    case Nesting::Close:
+    case Nesting::CloseBlock:
+      if (Open.size() > 1) {
+        Reset();
+        Open.pop_back();
+        --Brackets;
+        --Depth;
+      }
+      break;
+    case Nesting::Opener:
+    case Nesting::Else:
+      Push(BindAll);
+      break;
+    case Nesting::Prefix:
+      Push(BindNot);
+      break;
+    case Nesting::Binary: {
+      uint8_t B = Bind[Tok->getType()];
+      if (Tok->getText() == "-" && Last != Nesting::Operand &&
+          Last != Nesting::Close) {
+        Push(BindNeg); // negation
+        break;
+      }
+      // The operands that do not take this operator end here; its right
+      // operand takes the operators that bind tighter.
+      while (!Open.back().empty() && Open.back().back() > B)
+        Pop();
+      Push(B + 1);
+      break;
+    }
+    case Nesting::Comma:
+      if (!KindList)
+        Reset();
+      break;
+    case Nesting::If:
+      if (Last != Nesting::Else)
+        Reset();
+      break;
+    case Nesting::Reset:
+      Reset();
+      break;
+    default:
+      break;
+    }
+    if (Depth > Before && Depth > MaxParseNesting)
+      return TooDeep{Tok, Depth == Brackets};
+    KindList = K == Nesting::Select ||
+               (KindList && (K == Nesting::Comma || K == Nesting::Operand));
+    Last = K;
+  }
+  return std::nullopt;
+}
 
 } // namespace
 
@@ -166,7 +411,11 @@ ast::Stmt *AstBuilder::buildIf(P::IfStatementContext *C) {
   if (P::IfStatementContext *ElseIf = C->ifStatement()) {
     S->HasElse = true;
     S->Else.Range = range(ElseIf);
-    S->Else.Stmts.push_back(buildIf(ElseIf));
+    // Each else-if is a level: the checks and the compiler recurse on it.
+    if (enter(ElseIf)) {
+      S->Else.Stmts.push_back(buildIf(ElseIf));
+      --Depth;
+    }
   } else if (C->block().size() > 1) {
     S->HasElse = true;
     buildBlock(C->block(1), S->Else);
@@ -316,6 +565,7 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                                      ast::AstContext &Ctx,
                                                      DiagEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
+  size_t DiagsBefore = Diags.size();
   // ANTLR decodes the text as UTF-8 and throws on a byte that is not.
   const std::string &Text = SM.text(B);
   const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(Text.data());
@@ -336,27 +586,65 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   ErrorListener Listener(Builder, Diags, Parser.getVocabulary());
   Lexer.removeErrorListeners();
   Parser.removeErrorListeners();
-  Parser.addErrorListener(&Listener);
 
-  // The parser recurses once per bracket: nesting far past what the
-  // builder accepts would exhaust the stack before it could say so.
+  // The parser recurses once per bracket and once per prefix construct:
+  // nesting far past what the builder accepts would exhaust the stack
+  // before it could say so.
   Tokens.fill();
-  size_t Depth = 0;
-  for (antlr4::Token *T : Tokens.getTokens()) {
-    std::string Text = T->getText();
-    if (Text == "(" || Text == "[" || Text == "{") {
-      if (++Depth > 4 * AstBuilder::MaxNesting) {
-        Diags.error(Builder.range(T),
-                    "brackets nested more than " +
-                        std::to_string(4 * AstBuilder::MaxNesting) +
-                        " levels deep");
-        return nullptr;
-      }
-    } else if ((Text == ")" || Text == "]" || Text == "}") && Depth > 0) {
-      --Depth;
+  if (std::optional<TooDeep> Deep =
+          findTooDeep(Tokens.getTokens(), Parser.getVocabulary())) {
+    Diags.error(Builder.range(Deep->At),
+                Deep->OnlyBrackets
+                    ? fmt::format("brackets nested more than {} levels deep",
+                                  MaxParseNesting)
+                    : fmt::format("nested more than {} levels deep for the "
+                                  "parser (a level is a bracket, a prefix "
+                                  "'-' or 'not', '->', 'where', 'alloc', "
+                                  "'insert', 'else', or an operator that "
+                                  "binds tighter than the one before it)",
+                                  MaxParseNesting));
+    return nullptr;
+  }
+  // Two stages, as ANTLR recommends: SLL prediction, which never looks at
+  // the rules around a decision, parses every valid module we have seen,
+  // in time linear in its tokens; full-context LL prediction rescans the
+  // rest of an expression at each postfix operator or 'or' of a long chain
+  // (250 indexes took 8 s, 800 took 80 s). LL runs only where SLL stops
+  // at an error, and then reports the errors and recovers as before,
+  // within a bound on its work (BoundedPrediction); past it, a third pass
+  // reports the errors with SLL prediction.
+  auto *Generated = Parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  auto *Sim = new BoundedPrediction(&Parser, Parser.getATN(),
+                                    Generated->decisionToDFA,
+                                    Generated->getSharedContextCache());
+  // The runtime (4.9) deletes the simulator it replaces; the parser
+  // deletes this one.
+  Parser.setInterpreter(Sim);
+  Sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  Parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  P::ModuleContext *Tree = nullptr;
+  auto Again = [&](antlr4::atn::PredictionMode Mode) {
+    Tokens.seek(0);
+    Parser.reset();
+    Parser.removeErrorListeners();
+    Listener.forget();
+    Parser.addErrorListener(&Listener);
+    Parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+    Sim->setPredictionMode(Mode);
+    return Parser.module();
+  };
+  try {
+    Tree = Parser.module();
+  } catch (antlr4::ParseCancellationException &) {
+    Sim->Budget = MaxClosurePerToken * Tokens.size() + MaxClosure;
+    try {
+      Tree = Again(antlr4::atn::PredictionMode::LL);
+    } catch (BoundedPrediction::OverBudget &) {
+      Diags.truncate(DiagsBefore);
+      Sim->Budget = SIZE_MAX;
+      Tree = Again(antlr4::atn::PredictionMode::SLL);
     }
   }
-  P::ModuleContext *Tree = Parser.module();
   // Characters the lexer could not use arrive as ERROR_CHAR tokens, which
   // the parser reports as unexpected.
   if (Diags.errorCount() != ErrorsBefore)

@@ -216,7 +216,13 @@ ast::Expr *AstBuilder::buildOpAt(P::OpExprContext *C) {
 
 ast::Expr *AstBuilder::buildExpr(P::ExprContext *C) {
   // expr -> lambdaParams '->' expr | opExpr
-  if (auto *L = dynamic_cast<P::LambdaExprContext *>(C))
-    return buildLambda(L);
+  if (auto *L = dynamic_cast<P::LambdaExprContext *>(C)) {
+    // A lambda is a level: `x -> y -> ...` nests as deep as brackets.
+    if (!enter(L))
+      return Ctx.make<ast::NoneLit>(range(L));
+    ast::Expr *E = buildLambda(L);
+    --Depth;
+    return E;
+  }
   return buildOp(static_cast<P::OperatorExprContext *>(C)->opExpr());
 }

@@ -50,8 +50,8 @@ llvm::BitVector Interpreter::toBlocks(const Value &V, const char *Role) {
   case VKind::None:
     return B;
   case VKind::List:
-    for (const Value &X : V.as<ListObj>()->Items)
-      B |= toBlocks(X, Role);
+    for (const Value *X : leaves(V))
+      B |= toBlocks(*X, Role);
     return B;
   default:
     fail(std::string(Role) + " takes memory blocks, not " + describeValue(V) +

@@ -150,11 +150,31 @@ llvm::BitVector Interpreter::toSet(const Value &V, const char *Role) {
   if (V.is(VKind::None))
     return B;
   if (V.is(VKind::List)) {
-    for (const Value &X : V.as<ListObj>()->Items)
-      B |= toSet(X, Role);
+    for (const Value *X : leaves(V))
+      B |= toSet(*X, Role);
     return B;
   }
   fail(std::string(Role) + " takes tasks, not " + describeValue(V));
+}
+
+std::vector<const Value *> Interpreter::leaves(const Value &List) {
+  // A list of lists can be a million deep: a stack of our own, not the
+  // call stack. Each list visited is a step (and one per 8 items), so
+  // that a list holding itself twice at each of 60 levels stops.
+  std::vector<const Value *> Out, Todo{&List};
+  while (!Todo.empty()) {
+    const Value *X = Todo.back();
+    Todo.pop_back();
+    if (!X->is(VKind::List)) {
+      Out.push_back(X);
+      continue;
+    }
+    const std::vector<Value> &Items = X->as<ListObj>()->Items;
+    step(1 + Items.size() / 8);
+    for (auto I = Items.rbegin(); I != Items.rend(); ++I)
+      Todo.push_back(&*I);
+  }
+  return Out;
 }
 
 graph::TaskId Interpreter::toTask(const Value &V, const char *Role) {
@@ -279,6 +299,45 @@ Value Interpreter::arith(Opcode Op, Value A, const Value &B) {
 }
 
 bool Interpreter::equal(const Value &A, const Value &B) {
+  if (!A.is(VKind::List) || !B.is(VKind::List))
+    return equalScalar(A, B);
+  // Lists of lists compare item by item with a stack of their own, as
+  // show walks them; each pair compared is a step, so that two lists that
+  // hold themselves twice at each of 60 levels stop at the budget.
+  struct Pair {
+    const std::vector<Value> *X, *Y;
+    size_t Next;
+  };
+  std::vector<Pair> Inside;
+  auto Push = [&](const Value &X, const Value &Y) {
+    const auto &XI = X.as<ListObj>()->Items, &YI = Y.as<ListObj>()->Items;
+    if (XI.size() != YI.size())
+      return false;
+    Inside.push_back({&XI, &YI, 0});
+    return true;
+  };
+  if (!Push(A, B))
+    return false;
+  while (!Inside.empty()) {
+    Pair &Top = Inside.back();
+    if (Top.Next == Top.X->size()) {
+      Inside.pop_back();
+      continue;
+    }
+    step();
+    const Value &X = (*Top.X)[Top.Next], &Y = (*Top.Y)[Top.Next];
+    ++Top.Next;
+    if (X.is(VKind::List) && Y.is(VKind::List)) {
+      if (!Push(X, Y))
+        return false;
+    } else if (!equalScalar(X, Y)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Interpreter::equalScalar(const Value &A, const Value &B) {
   const graph::Graph &G = graph();
   if (A.kind() != B.kind()) {
     // A resource equals its id (stream == 7); a layer equals its name.
@@ -323,15 +382,8 @@ bool Interpreter::equal(const Value &A, const Value &B) {
   case VKind::Range:
     return A.as<RangeObj>()->Lo == B.as<RangeObj>()->Lo &&
            A.as<RangeObj>()->Hi == B.as<RangeObj>()->Hi;
-  case VKind::List: {
-    auto &X = A.as<ListObj>()->Items, &Y = B.as<ListObj>()->Items;
-    if (X.size() != Y.size())
-      return false;
-    for (size_t I = 0; I < X.size(); ++I)
-      if (!equal(X[I], Y[I]))
-        return false;
-    return true;
-  }
+  case VKind::List:
+    return equal(A, B);
   default:
     return A.asObj() == B.asObj();
   }
@@ -495,6 +547,51 @@ Value Interpreter::slice(const Value &Coll, const Value &Lo,
 }
 
 std::string Interpreter::show(const Value &V) {
+  if (!V.is(VKind::List))
+    return showScalar(V);
+  // Lists hold lists, a million deep if a loop made them so: the walk keeps
+  // its own stack of the lists it is inside. Each item shown is a step,
+  // and the text is bounded as a string is: a list that holds itself twice
+  // at each of 60 levels is small but would print for ever.
+  struct Open {
+    const std::vector<Value> *Items;
+    size_t Next;
+  };
+  std::vector<Open> Inside{{&V.as<ListObj>()->Items, 0}};
+  std::string S = "[";
+  while (!Inside.empty()) {
+    Open &Top = Inside.back();
+    const std::vector<Value> &Items = *Top.Items;
+    if (Top.Next == Items.size()) {
+      S += ']';
+      Inside.pop_back();
+      continue;
+    }
+    size_t I = Top.Next++;
+    if (I)
+      S += ", ";
+    if (I == 20 && Items.size() > 21) {
+      S += fmt::format("... {} more]", Items.size() - 20);
+      Inside.pop_back();
+      continue;
+    }
+    step();
+    if (S.size() > MaxStringBytes)
+      chargeString(S.size(), 0);
+    const Value &X = Items[I];
+    if (X.is(VKind::List)) {
+      S += '[';
+      Inside.push_back({&X.as<ListObj>()->Items, 0});
+    } else if (X.is(VKind::String)) {
+      S += '"' + X.as<StringObj>()->S + '"';
+    } else {
+      S += showScalar(X);
+    }
+  }
+  return S;
+}
+
+std::string Interpreter::showScalar(const Value &V) {
   const graph::Graph &G = graph();
   switch (V.kind()) {
   case VKind::None:
@@ -509,21 +606,8 @@ std::string Interpreter::show(const Value &V) {
     return V.as<StringObj>()->S;
   case VKind::Regex:
     return "/" + V.as<RegexObj>()->Pattern + "/";
-  case VKind::List: {
-    std::string S = "[";
-    auto &Items = V.as<ListObj>()->Items;
-    for (size_t I = 0; I < Items.size(); ++I) {
-      if (I)
-        S += ", ";
-      if (I == 20 && Items.size() > 21) {
-        S += fmt::format("... {} more", Items.size() - 20);
-        break;
-      }
-      S += Items[I].is(VKind::String) ? "\"" + show(Items[I]) + "\""
-                                      : show(Items[I]);
-    }
-    return S + "]";
-  }
+  case VKind::List:
+    return show(V);
   case VKind::Range:
     return fmt::format("{}..{}", V.as<RangeObj>()->Lo, V.as<RangeObj>()->Hi);
   case VKind::Task: {

@@ -42,9 +42,13 @@ public:
   Value call(const Value &Callee, std::vector<Value> Args);
   void step(uint64_t N = 1);
   std::string show(const Value &V);
+  /// show for anything but a list.
+  std::string showScalar(const Value &V);
 
   // Conversions with clear errors.
   llvm::BitVector toSet(const Value &V, const char *Role);
+  /// What a list holds, lists inside it flattened, in order.
+  std::vector<const Value *> leaves(const Value &List);
   graph::TaskId toTask(const Value &V, const char *Role);
   double toNumber(const Value &V, Dim Unit, const char *Role);
   /// Lists and strings a model makes count against the step budget (N
@@ -72,6 +76,8 @@ public:
   /// list A (std::move) lets + append to it in place (see opAdd).
   Value arith(bc::Opcode Op, Value A, const Value &B);
   bool equal(const Value &A, const Value &B);
+  /// equal for a pair that is not two lists.
+  bool equalScalar(const Value &A, const Value &B);
   bool less(const Value &A, const Value &B, const char *Op);
   bool matches(const Value &S, const Value &Pattern);
   bool contains(const Value &Coll, const Value &X);

@@ -147,8 +147,10 @@ private:
   }
   void release() {
     if (isObject() && P.O && --P.O->Refs == 0)
-      delete P.O;
+      destroy(P.O);
   }
+  /// Deletes \p O, and what only it held, without recursing (Value.cpp).
+  static void destroy(Obj *O);
 };
 
 struct StringObj : Obj {

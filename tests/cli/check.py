@@ -9,6 +9,8 @@ usage: check.py [checks] -- COMMAND ARGS...
   --no-stdout RE      stdout must not match RE; repeatable
   --no-stderr RE      stderr must not match RE; repeatable
   --one-error-line    stderr is exactly one line, "FILE: error: ..."
+  --one-diagnostic    stderr is exactly one "FILE:LINE:COL: error: ..." line
+                      and the source excerpt and caret under it
   --json-lines KEYS   every stdout line is a JSON object with these keys
   --json KEYS         stdout is one JSON object with these keys
   --deterministic     a second run prints byte-identical stdout
@@ -29,7 +31,7 @@ def main(argv):
     sep = argv.index("--")
     opts, cmd = argv[:sep], argv[sep + 1:]
     rc, outs, errs, nouts, nerrs = 0, [], [], [], []
-    one_error = deterministic = False
+    one_error = one_diag = deterministic = False
     json_lines = json_obj = stdin = None
     i = 0
     while i < len(opts):
@@ -46,6 +48,8 @@ def main(argv):
             nerrs.append(opts[i + 1]); i += 2
         elif o == "--one-error-line":
             one_error = True; i += 1
+        elif o == "--one-diagnostic":
+            one_diag = True; i += 1
         elif o == "--json-lines":
             json_lines = opts[i + 1].split(","); i += 2
         elif o == "--json":
@@ -83,6 +87,13 @@ def main(argv):
         lines = err.splitlines()
         if len(lines) != 1 or not re.match(r"^\S.*: error: \S", lines[0]):
             fail("stderr is not exactly one 'FILE: error: reason' line", out, err)
+    if one_diag:
+        lines = err.splitlines()
+        if (len(lines) != 3 or not re.match(r"^\S.*:\d+:\d+: error: \S", lines[0])
+                or not lines[1].startswith("  ")
+                or not re.match(r"^ +\^~*$", lines[2])):
+            fail("stderr is not exactly one 'FILE:LINE:COL: error: reason' "
+                 "diagnostic with its source line and caret", out, err)
     if json_lines is not None:
         lines = out.splitlines()
         if not lines:
