@@ -51,6 +51,10 @@ struct SimResult {
   std::vector<int64_t> Arrival;
   std::vector<TaskId> LastArrived;
   std::vector<uint32_t> CollectiveOf; ///< by task; ~0u: none (or not joined)
+  /// Whether the simulation stopped early (simulate's \p Until): some
+  /// points were left unsimulated, their times NoTime, and Makespan is the
+  /// latest end simulated.
+  bool Stopped = false;
 };
 
 /// Durations and gaps that replace the graph's for one simulation (by
@@ -63,9 +67,20 @@ struct TimeOverride {
 /// Simulates \p G (finalized), with \p Times instead of its durations and
 /// gaps when given. Fails only if the graph cannot finish (a dependency
 /// cycle a schedule introduced).
+///
+/// With \p Until, the simulation may stop early: every point (a task's
+/// start or end) at or before Until is simulated, with the time the whole
+/// simulation gives it, and so is any later point it simulated on the way;
+/// the rest are NoTime (SimResult::Stopped). Gaps and delays may be
+/// negative (clock noise), so it goes on past Until by their sum: a point
+/// left out is at least that much later than Until, and what follows from
+/// it no earlier than Until. The same graph and Until always stop at the
+/// same point. A graph that cannot finish may then go unnoticed: a caller
+/// missing a point it needs simulates again without Until.
 llvm::Expected<SimResult> simulate(const Graph &G,
                                    const SchedulePolicy *Policy = nullptr,
-                                   const TimeOverride *Times = nullptr);
+                                   const TimeOverride *Times = nullptr,
+                                   int64_t Until = graph::MaxTime);
 
 /// The simulated time of an iteration boundary.
 int64_t pointTime(const Graph &G, const SimResult &R,
