@@ -831,13 +831,16 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
       return R.takeError();
     return Summary(S, *R);
   };
-  auto Zero = Simulate(0.0);
-  if (!Zero)
-    return Zero.takeError();
-  StragglerWhatIf Fastest = Summary(0.0, *Zero);
-  if (Fastest.Late > TargetLate)
-    return Fastest;
-  Until = untilFor(J, Base, *Zero, I);
+  StragglerWhatIf Fastest;
+  {
+    auto Zero = Simulate(0.0);
+    if (!Zero)
+      return Zero.takeError();
+    Fastest = Summary(0.0, *Zero);
+    if (Fastest.Late > TargetLate)
+      return Fastest;
+    Until = untilFor(J, Base, *Zero, I);
+  } // its times are not kept while the search runs
   // False position (Illinois) on the lateness as the rank's work shrinks:
   // Lo is fast enough, Hi is not. It stops once the lateness is within a
   // microsecond of the target or the bracket is under 1/256 wide, and never
