@@ -68,15 +68,17 @@ struct TimeOverride {
 /// gaps when given. Fails only if the graph cannot finish (a dependency
 /// cycle a schedule introduced).
 ///
-/// With \p Until, the simulation may stop early: every point (a task's
-/// start or end) at or before Until is simulated, with the time the whole
-/// simulation gives it, and so is any later point it simulated on the way;
-/// the rest are NoTime (SimResult::Stopped). Gaps and delays may be
-/// negative (clock noise), so it goes on past Until by their sum: a point
-/// left out is at least that much later than Until, and what follows from
-/// it no earlier than Until. The same graph and Until always stop at the
-/// same point. A graph that cannot finish may then go unnoticed: a caller
-/// missing a point it needs simulates again without Until.
+/// With \p Until, the simulation may stop early: every leaf's start and
+/// end at or before Until is simulated, timed as the whole simulation times
+/// it, and so are the later ones it simulated on the way; the others are
+/// NoTime (SimResult::Stopped), and so is a container's start or end where
+/// its first or last leaf's is. Durations, gaps and delays may be negative
+/// (clock noise), so it goes on past Until by the sum of the negative ones:
+/// a point it leaves out is later than Until plus that sum, and no point
+/// that follows from it is at or before Until. The same graph and Until
+/// always stop at the same point. A graph that cannot finish may go
+/// unnoticed: a caller missing a point it needs simulates again without
+/// Until.
 llvm::Expected<SimResult> simulate(const Graph &G,
                                    const SchedulePolicy *Policy = nullptr,
                                    const TimeOverride *Times = nullptr,
