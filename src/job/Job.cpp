@@ -695,6 +695,80 @@ Arrivals arrivals(const Job &J, const sim::SimResult &R, int64_t From,
   return A;
 }
 
+/// Whether \p R, a simulation that may have stopped early at \p Until,
+/// holds all that simulatedSpan and lateness read of job iteration \p I:
+/// every rank's boundaries of it, the job's span ending at or before Until
+/// (so every arrival inside the span was simulated), and every live member
+/// of a collective with an arrival inside it.
+bool holdsIteration(const Job &J, const sim::SimResult &R,
+                    const JobIteration &I, int64_t Until) {
+  if (!R.Stopped)
+    return true;
+  using PK = Iteration::PointKind;
+  auto Simulated = [&](const Iteration::Point &P) {
+    switch (P.Kind) {
+    case PK::Origin:
+      return true;
+    case PK::Makespan:
+      return false; // the stopped simulation's is not the whole one's
+    case PK::TaskStart:
+      return R.Start[P.Task] != NoTime;
+    case PK::TaskEnd:
+      return R.End[P.Task] != NoTime;
+    }
+    return false;
+  };
+  for (uint32_t It : I.PerRank) {
+    const Iteration &RI = J.G.Iterations[It];
+    // Boundaries that cross time the iteration's tasks, all of them.
+    if (!Simulated(RI.Begin) || !Simulated(RI.End) ||
+        sim::pointTime(J.G, R, RI.End) < sim::pointTime(J.G, R, RI.Begin))
+      return false;
+  }
+  Span S = simulatedSpan(J, R, I);
+  if (S.End > Until)
+    return false;
+  const Graph &G = J.G;
+  for (uint32_t C = 0; C < G.numCollectives(); ++C) {
+    bool Inside = false, Whole = true;
+    for (TaskId M : G.collectiveMembers(C)) {
+      if (R.Arrival[M] != NoTime)
+        Inside |= R.Arrival[M] >= S.Begin && R.Arrival[M] < S.End;
+      else
+        Whole &= R.CollectiveOf[M] == ~0u; // not live: never arrives
+    }
+    if (Inside && !Whole)
+      return false;
+  }
+  return true;
+}
+
+/// How far the simulations of a straggler what-if between \p Base (its
+/// work as it is) and \p Zero (its work at zero) must go for job iteration
+/// \p I. Scaling a rank's work down moves no point later where every
+/// resource keeps its program order, so with any factor between the two
+/// the job's span ends by Base's end, and a collective with an arrival
+/// before that has one in Zero too, each member arriving by its arrival in
+/// Base: the latest such arrival, or the span's end. Where that does not
+/// hold, holdsIteration tells.
+int64_t untilFor(const Job &J, const sim::SimResult &Base,
+                 const sim::SimResult &Zero, const JobIteration &I) {
+  int64_t Until = simulatedSpan(J, Base, I).End;
+  if (Zero.Arrival.empty() || Base.Arrival.empty())
+    return Until;
+  int64_t End = Until;
+  for (uint32_t C = 0; C < J.G.numCollectives(); ++C) {
+    auto Members = J.G.collectiveMembers(C);
+    if (std::none_of(Members.begin(), Members.end(), [&](TaskId M) {
+          return Zero.Arrival[M] != NoTime && Zero.Arrival[M] < End;
+        }))
+      continue;
+    for (TaskId M : Members)
+      Until = std::max(Until, Base.Arrival[M]);
+  }
+  return Until;
+}
+
 } // namespace
 
 std::vector<int64_t> job::lateness(const Job &J, const sim::SimResult &R,
@@ -729,7 +803,11 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
   // changed times are this what-if's own.
   std::vector<int64_t> Dur = G.Dur, Gap = G.Gap;
   sim::TimeOverride Times{Dur, Gap};
-  auto Eval = [&](double S) -> llvm::Expected<StragglerWhatIf> {
+  // Every simulation but the first may stop early, once the job is past
+  // the iteration (Until, below); one that stopped too early for what the
+  // what-if reads is simulated again whole.
+  int64_t Until = MaxTime;
+  auto Simulate = [&](double S) -> llvm::Expected<sim::SimResult> {
     for (TaskId T : Own) {
       Dur[T] = std::llround(double(G.Dur[T]) * S);
       // The first leaf of a resource waits from the job's origin: that is
@@ -738,24 +816,40 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
       Gap[T] = G.Gap[T] > 0 && !First ? std::llround(double(G.Gap[T]) * S)
                                       : G.Gap[T];
     }
-    auto R = sim::simulate(G, nullptr, &Times);
+    auto R = sim::simulate(G, nullptr, &Times, Until);
+    if (R && !holdsIteration(J, *R, I, Until))
+      R = sim::simulate(G, nullptr, &Times);
+    return R;
+  };
+  auto Summary = [&](double S, const sim::SimResult &R) {
+    return StragglerWhatIf{S, simulatedSpan(J, R, I).length(),
+                           lateness(J, R, I)[RankIndex]};
+  };
+  auto Eval = [&](double S) -> llvm::Expected<StragglerWhatIf> {
+    auto R = Simulate(S);
     if (!R)
       return R.takeError();
-    return StragglerWhatIf{S, simulatedSpan(J, *R, I).length(),
-                           lateness(J, *R, I)[RankIndex]};
+    return Summary(S, *R);
   };
-  auto Fastest = Eval(0.0);
-  if (!Fastest || Fastest->Late > TargetLate)
-    return Fastest;
+  StragglerWhatIf Fastest;
+  {
+    auto Zero = Simulate(0.0);
+    if (!Zero)
+      return Zero.takeError();
+    Fastest = Summary(0.0, *Zero);
+    if (Fastest.Late > TargetLate)
+      return Fastest;
+    Until = untilFor(J, Base, *Zero, I);
+  } // its times are not kept while the search runs
   // False position (Illinois) on the lateness as the rank's work shrinks:
   // Lo is fast enough, Hi is not. It stops once the lateness is within a
   // microsecond of the target or the bracket is under 1/256 wide, and never
   // takes more than 8 steps. The lateness is far from linear, so it saves
   // bisection's steps only where it nearly is (docs/validation.md).
   double Lo = 0, Hi = 1;
-  double FLo = double(Fastest->Late - TargetLate),
+  double FLo = double(Fastest.Late - TargetLate),
          FHi = double(AsIs.Late - TargetLate);
-  StragglerWhatIf Found = *Fastest;
+  StragglerWhatIf Found = Fastest;
   int Side = 0; // which end moved last: -1 Lo, +1 Hi
   for (int Step = 0; Step < 8 && Hi - Lo > 1.0 / 256 && FLo < -1000; ++Step) {
     double S = Lo - FLo * (Hi - Lo) / (FHi - FLo);

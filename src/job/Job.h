@@ -133,7 +133,10 @@ std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
 /// reaches the collectives of \p I no later in total than \p TargetLate (ns
 /// past their median arrivals); the job's iteration then. \p Base is the
 /// job's simulation as it is (the factor 1). The graph is not changed:
-/// what-ifs of several ranks may run at once.
+/// what-ifs of several ranks may run at once. Every simulation but the
+/// first (the factor 0) stops once the job is past \p I (sim::simulate's
+/// Until), and is simulated again whole where it stopped too early for
+/// what is read: the result is the whole simulations'.
 struct StragglerWhatIf {
   double Scale = 1;    ///< the factor its work needed
   int64_t JobTime = 0; ///< the job's iteration with it

@@ -16,15 +16,20 @@ namespace {
 
 class Engine {
 public:
-  Engine(const Graph &G, const SchedulePolicy *P, const TimeOverride *Times)
+  Engine(const Graph &G, const SchedulePolicy *P, const TimeOverride *Times,
+         int64_t Until)
       : G(G), Policy(P), Dur(Times ? Times->Dur.data() : G.Dur.data()),
-        Gap(Times ? Times->Gap.data() : G.Gap.data()) {}
+        Gap(Times ? Times->Gap.data() : G.Gap.data()), Until(Until) {}
   llvm::Expected<SimResult> run();
 
 private:
   const Graph &G;
   const SchedulePolicy *Policy;
   const int64_t *Dur, *Gap; ///< by task: the graph's, or an override
+  /// Points later than Limit are left out: Until plus the sum of every
+  /// negative duration, gap and delay, the most a later point can lead to
+  /// an earlier one (MaxTime: none left out).
+  int64_t Until, Limit = MaxTime;
   SimResult R;
   std::vector<uint32_t> Pending; ///< per point: 2*T start, 2*T+1 end
   std::vector<int64_t> Ready;    ///< per point: candidate time
@@ -69,6 +74,11 @@ private:
     return Order[G.Res[T]] == Ordering::Program;
   }
   void push(uint32_t Point) {
+    if (Ready[Point] > Limit) {
+      // Left out, and with it whatever waits for it.
+      R.Stopped = true;
+      return;
+    }
     if (Dynamic)
       Heap.push({Ready[Point], 0, Seq++, Point});
     else
@@ -206,10 +216,13 @@ llvm::Expected<SimResult> Engine::run() {
         Bound / 1e9, double(MaxTime) / 1e9 / 86400 / 365.25));
 
   size_t Live = 0;
+  // The negative durations, gaps and delays, summed for Limit.
+  int64_t Negative = 0;
   for (TaskId T = 0; T < N; ++T) {
     if (!G.isLeaf(T) || G.isRemoved(T))
       continue;
     ++Live;
+    Negative += std::min<int64_t>(0, Dur[T]) + std::min<int64_t>(0, Gap[T]);
     Pending[2 * T + 1] = 1;
     bool Program = isProgram(T);
     if (Program && G.PrevOnRes[T] != NoTask) {
@@ -218,9 +231,17 @@ llvm::Expected<SimResult> Engine::run() {
       // First on its resource: released at the origin plus its gap.
       Ready[2 * T] = Program ? Gap[T] : 0;
     }
-    for (uint32_t EI : G.inEdges(T))
-      ++Pending[2 * T + (toEnd(G.Lowered[EI].At) ? 1 : 0)];
+    for (uint32_t EI : G.inEdges(T)) {
+      const Edge &E = G.Lowered[EI];
+      ++Pending[2 * T + (toEnd(E.At) ? 1 : 0)];
+      Negative += std::min<int64_t>(0, E.Delay);
+    }
   }
+  // Every time is the origin plus the constants along a path, so a point
+  // after one later than Limit is later than Until. No overflow: the
+  // negative ones are within the bound checked above.
+  if (Until < MaxTime)
+    Limit = Until - Negative;
   if (G.numCollectives()) {
     R.CollectiveOf.assign(N, ~0u);
     Missing.assign(G.numCollectives(), 0);
@@ -246,6 +267,12 @@ llvm::Expected<SimResult> Engine::run() {
   } else {
     while (!Heap.empty()) {
       Event E = Heap.top();
+      // Time order: what is left is later than Limit, and so is what
+      // would follow from it.
+      if (E.Time > Limit) {
+        R.Stopped = true;
+        break;
+      }
       Heap.pop();
       if (E.Class == 0)
         process(E.Item, E.Time);
@@ -253,7 +280,7 @@ llvm::Expected<SimResult> Engine::run() {
         dispatch(E.Item, E.Time);
     }
   }
-  if (Processed != 2 * Live && !Missing.empty()) {
+  if (Processed != 2 * Live && !R.Stopped && !Missing.empty()) {
     size_t Stuck = 0;
     for (uint32_t M : Missing)
       Stuck += M != 0;
@@ -264,7 +291,7 @@ llvm::Expected<SimResult> Engine::run() {
           "reached them (a model made a rank wait for a collective that "
           "waits for it)");
   }
-  if (Processed != 2 * Live)
+  if (Processed != 2 * Live && !R.Stopped)
     return makeError(
         "the simulation cannot finish: " + llvm::Twine(Live - Processed / 2) +
         " of " + llvm::Twine(Live) +
@@ -282,8 +309,11 @@ llvm::Expected<SimResult> Engine::run() {
   for (TaskId T = 0; T < N; ++T) {
     if (!G.isContainer(T) || G.isRemoved(T) || First[T] == NoTask)
       continue;
-    R.Start[T] = R.Start[First[T]] - G.Lead[T];
-    R.End[T] = R.End[Last[T]] + G.Trail[T];
+    // A simulation stopped early may have left either out.
+    if (!R.Stopped || R.Start[First[T]] != NoTime)
+      R.Start[T] = R.Start[First[T]] - G.Lead[T];
+    if (!R.Stopped || R.End[Last[T]] != NoTime)
+      R.End[T] = R.End[Last[T]] + G.Trail[T];
   }
   return std::move(R);
 }
@@ -292,13 +322,14 @@ llvm::Expected<SimResult> Engine::run() {
 
 llvm::Expected<SimResult> sim::simulate(const Graph &G,
                                         const SchedulePolicy *Policy,
-                                        const TimeOverride *Times) {
+                                        const TimeOverride *Times,
+                                        int64_t Until) {
   if (!G.finalized())
     return makeError("internal error: graph not finalized");
   if (Times &&
       (Times->Dur.size() != G.numTasks() || Times->Gap.size() != G.numTasks()))
     return makeError("internal error: time override of the wrong size");
-  return Engine(G, Policy, Times).run();
+  return Engine(G, Policy, Times, Until).run();
 }
 
 /// Where a boundary marker that a model removed (or emptied), and that the

@@ -51,6 +51,10 @@ struct SimResult {
   std::vector<int64_t> Arrival;
   std::vector<TaskId> LastArrived;
   std::vector<uint32_t> CollectiveOf; ///< by task; ~0u: none (or not joined)
+  /// Whether the simulation stopped early (simulate's \p Until): some
+  /// points were left unsimulated, their times NoTime, and Makespan is the
+  /// latest end simulated.
+  bool Stopped = false;
 };
 
 /// Durations and gaps that replace the graph's for one simulation (by
@@ -63,9 +67,22 @@ struct TimeOverride {
 /// Simulates \p G (finalized), with \p Times instead of its durations and
 /// gaps when given. Fails only if the graph cannot finish (a dependency
 /// cycle a schedule introduced).
+///
+/// With \p Until, the simulation may stop early: every leaf's start and
+/// end at or before Until is simulated, timed as the whole simulation times
+/// it, and so are the later ones it simulated on the way; the others are
+/// NoTime (SimResult::Stopped), and so is a container's start or end where
+/// its first or last leaf's is. Durations, gaps and delays may be negative
+/// (clock noise), so it goes on past Until by the sum of the negative ones:
+/// a point it leaves out is later than Until plus that sum, and no point
+/// that follows from it is at or before Until. The same graph and Until
+/// always stop at the same point. A graph that cannot finish may go
+/// unnoticed: a caller missing a point it needs simulates again without
+/// Until.
 llvm::Expected<SimResult> simulate(const Graph &G,
                                    const SchedulePolicy *Policy = nullptr,
-                                   const TimeOverride *Times = nullptr);
+                                   const TimeOverride *Times = nullptr,
+                                   int64_t Until = graph::MaxTime);
 
 /// The simulated time of an iteration boundary.
 int64_t pointTime(const Graph &G, const SimResult &R,

@@ -3,12 +3,15 @@
 // model must keep.
 
 #include "job/Job.h"
+#include "GraphFixture.h"
 #include "driver/Session.h"
 #include "graph/Edit.h"
 #include "sim/Simulator.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 using namespace dd;
@@ -185,6 +188,130 @@ TEST_CASE("the job without its top straggler's lateness is faster") {
     sim::SimResult Again = simulate(J);
     CHECK(Again.End == R.End);
   }
+}
+
+TEST_CASE("a job simulated to just past an iteration times it as the whole "
+          "simulation does") {
+  // What the straggler what-ifs rely on: stopped once every rank is past
+  // the iteration and every collective with an arrival in it has all its
+  // members, the job's span and each rank's lateness are the whole one's.
+  for (const auto &Paths : {dlrm(), megatron()}) {
+    job::Job J = load(Paths);
+    sim::SimResult R = simulate(J);
+    for (const job::JobIteration &It : J.Iterations) {
+      job::Span S = job::simulatedSpan(J, R, It);
+      int64_t Until = S.End;
+      for (size_t C = 0; C < J.G.numCollectives(); ++C) {
+        auto Members = J.G.collectiveMembers(C);
+        bool Before = false;
+        for (graph::TaskId M : Members)
+          Before |= R.Arrival[M] != graph::NoTime && R.Arrival[M] < S.End;
+        if (Before)
+          for (graph::TaskId M : Members)
+            Until = std::max(Until, R.Arrival[M]);
+      }
+      auto Stopped = sim::simulate(J.G, nullptr, nullptr, Until);
+      REQUIRE(static_cast<bool>(Stopped));
+      CAPTURE(It.Label);
+      CHECK(job::simulatedSpan(J, *Stopped, It).length() == S.length());
+      CHECK(job::lateness(J, *Stopped, It) == job::lateness(J, R, It));
+      if (&It != &J.Iterations.back())
+        CHECK(Stopped->Stopped);
+    }
+  }
+}
+
+TEST_CASE("a straggler what-if's job and lateness are a whole simulation's "
+          "at its factor") {
+  // Its simulations stop once the job is past the iteration; what it
+  // reports must still be what the whole simulation gives.
+  for (const auto &Paths : {dlrm(), megatron()}) {
+    job::Job J = load(Paths);
+    sim::SimResult R = simulate(J);
+    const job::JobIteration &It = J.Iterations.front();
+    std::vector<int64_t> Late = job::lateness(J, R, It);
+    std::vector<int64_t> Sorted = Late;
+    std::sort(Sorted.begin(), Sorted.end());
+    int64_t Median = Sorted[(Sorted.size() - 1) / 2];
+    size_t Checked = 0;
+    for (size_t Rank = 0; Rank < J.Ranks.size(); ++Rank) {
+      if (Late[Rank] <= Median)
+        continue;
+      CAPTURE(Rank);
+      auto W = job::asFastAsNeeded(J, R, It, Rank, Median);
+      REQUIRE(static_cast<bool>(W));
+      // The rank's own work at the factor found, as asFastAsNeeded scales
+      // it, simulated whole.
+      const graph::Graph &G = J.G;
+      std::vector<int64_t> Dur = G.Dur, Gap = G.Gap;
+      for (graph::TaskId T = J.Ranks[Rank].FirstTask; T < J.Ranks[Rank].EndTask;
+           ++T) {
+        if (!G.isLeaf(T) || G.isRemoved(T) ||
+            G.Kind[T] == graph::TaskKind::Comm)
+          continue;
+        Dur[T] = std::llround(double(G.Dur[T]) * W->Scale);
+        if (G.Gap[T] > 0 && G.PrevOnRes[T] != graph::NoTask)
+          Gap[T] = std::llround(double(G.Gap[T]) * W->Scale);
+      }
+      sim::TimeOverride Times{Dur, Gap};
+      auto Whole = sim::simulate(G, nullptr, &Times);
+      REQUIRE(static_cast<bool>(Whole));
+      CHECK(W->JobTime == job::simulatedSpan(J, *Whole, It).length());
+      CHECK(W->Late == job::lateness(J, *Whole, It)[Rank]);
+      ++Checked;
+    }
+    CHECK(Checked > 0);
+  }
+}
+
+TEST_CASE("a straggler what-if waits for a collective's members that arrive "
+          "after the iteration") {
+  // Rank 0's iteration is a 10 us call; its all-reduce arrives at 5 us.
+  // Rank 1's iteration is as long, but its all-reduce queues behind a
+  // 100 us kernel: it arrives after the job's iteration has ended, and its
+  // lateness (95 us) counts all the same.
+  ddtest::MiniGraph M;
+  using graph::Anchor, graph::TaskKind;
+  graph::ResourceId T0 = M.thread("rank 0"), S0 = M.stream("rank 0 s");
+  graph::ResourceId T1 = M.thread("rank 1"), S1 = M.stream("rank 1 s");
+  graph::TaskId A0 = M.task(T0, "step", 10000);
+  graph::TaskId C0 = M.task(S0, "all-reduce", 1000, 0, TaskKind::Comm);
+  M.edge(A0, C0, Anchor::StartToStart, 5000, graph::EdgeKind::Launch);
+  graph::TaskId A1 = M.task(T1, "step", 10000);
+  graph::TaskId K1 = M.task(S1, "kernel", 100000, 0, TaskKind::Kernel);
+  graph::TaskId C1 = M.task(S1, "all-reduce", 1000, 0, TaskKind::Comm);
+  M.edge(A1, K1, Anchor::StartToStart, 0, graph::EdgeKind::Launch);
+  M.G.addCollective({C0, C1});
+  job::Job J;
+  for (graph::TaskId A : {A0, A1}) {
+    graph::Iteration I;
+    I.Number = 1;
+    I.Label = "step 1";
+    I.Begin = {graph::Iteration::PointKind::TaskStart, A};
+    I.End = {graph::Iteration::PointKind::TaskEnd, A};
+    I.Rank = A == A0 ? 0 : 1;
+    M.G.Iterations.push_back(I);
+  }
+  REQUIRE(M.G.finalize());
+  J.G = std::move(M.G);
+  J.Ranks.resize(2);
+  J.Ranks[0].Rank = 0, J.Ranks[0].FirstTask = A0, J.Ranks[0].EndTask = A1;
+  J.Ranks[1].Rank = 1, J.Ranks[1].FirstTask = A1, J.Ranks[1].EndTask = C1 + 1;
+  J.Ranks[0].Iterations = {0};
+  J.Ranks[1].Iterations = {1};
+  J.Iterations.push_back({1, "step 1", {0, 1}});
+  sim::SimResult R = simulate(J);
+  const job::JobIteration &It = J.Iterations.front();
+  REQUIRE(job::simulatedSpan(J, R, It).End == 10000);
+  REQUIRE(R.Arrival[C1] == 100000);
+  REQUIRE(job::lateness(J, R, It) == std::vector<int64_t>{0, 95000});
+  // No later than 20 us: its kernel must take 25 us at most.
+  auto W = job::asFastAsNeeded(J, R, It, 1, 20000);
+  REQUIRE(static_cast<bool>(W));
+  CHECK(W->Scale == doctest::Approx(0.25).epsilon(0.02));
+  CHECK(W->Late <= 20000);
+  CHECK(W->Late > 19000);
+  CHECK(W->JobTime == 10000);
 }
 
 TEST_CASE("ranks whose collectives do not pair are refused") {

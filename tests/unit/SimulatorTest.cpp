@@ -266,3 +266,79 @@ TEST_CASE("a collective member on a channel holds it while it waits") {
   CHECK(R.StartBy[CommA] == BindCollective);
   CHECK(R.Start[NextA] == 45); // the channel was held until the transfer ended
 }
+
+namespace {
+/// Every point \p Stopped holds is timed as in \p Whole, and every point at
+/// or before \p Until is there.
+void checkStoppedAt(const SimResult &Whole, const SimResult &Stopped,
+                    int64_t Until) {
+  REQUIRE(Stopped.Start.size() == Whole.Start.size());
+  for (size_t T = 0; T < Whole.Start.size(); ++T) {
+    CAPTURE(T);
+    if (Stopped.Start[T] != NoTime || Whole.Start[T] <= Until)
+      CHECK(Stopped.Start[T] == Whole.Start[T]);
+    if (Stopped.End[T] != NoTime || Whole.End[T] <= Until)
+      CHECK(Stopped.End[T] == Whole.End[T]);
+  }
+}
+} // namespace
+
+TEST_CASE("a simulation stopped early times every point up to Until as the "
+          "whole one does") {
+  MiniGraph M;
+  ResourceId T = M.thread("main"), S = M.stream("s");
+  std::vector<TaskId> Launches, Kernels;
+  for (int I = 0; I < 50; ++I)
+    Launches.push_back(M.task(T, "launch", 3 + I % 4, 1 + I % 3));
+  for (int I = 0; I < 50; ++I) {
+    Kernels.push_back(M.task(S, "k", (I * 37) % 23 + 1, 1, TaskKind::Kernel));
+    M.edge(Launches[I], Kernels[I], Anchor::StartToStart, 5, EdgeKind::Launch);
+  }
+  TaskId Sync = M.task(T, "sync", 1, 2);
+  M.edge(Kernels.back(), Sync, Anchor::EndToEnd, 4, EdgeKind::Sync);
+  SimResult Whole = run(M.G);
+  int64_t Until = Whole.Makespan / 2;
+  auto Stopped = simulate(M.G, nullptr, nullptr, Until);
+  REQUIRE(static_cast<bool>(Stopped));
+  CHECK(Stopped->Stopped);
+  CHECK(Stopped->End[Sync] == NoTime);
+  CHECK(Stopped->Makespan < Whole.Makespan);
+  checkStoppedAt(Whole, *Stopped, Until);
+
+  SUBCASE("in time order too") {
+    M.channel("idle");
+    SimResult Timed = run(M.G);
+    auto TimedStopped = simulate(M.G, nullptr, nullptr, Until);
+    REQUIRE(static_cast<bool>(TimedStopped));
+    CHECK(TimedStopped->Stopped);
+    checkStoppedAt(Timed, *TimedStopped, Until);
+  }
+  SUBCASE("past the end it is the whole simulation") {
+    auto Past = simulate(M.G, nullptr, nullptr, Whole.Makespan);
+    REQUIRE(static_cast<bool>(Past));
+    CHECK_FALSE(Past->Stopped);
+    CHECK(Past->Start == Whole.Start);
+    CHECK(Past->End == Whole.End);
+    CHECK(Past->Makespan == Whole.Makespan);
+  }
+}
+
+TEST_CASE("a simulation stopped early keeps a point that a later one leads "
+          "to") {
+  // Clock noise gives negative gaps: b starts 4 ns before a ends. Stopped
+  // at 8, a's end (10) is past Until, but b's start (6) is not.
+  MiniGraph M;
+  ResourceId T = M.thread("main");
+  TaskId A = M.task(T, "a", 10);
+  TaskId B = M.task(T, "b", 1, -4);
+  TaskId C = M.task(T, "c", 50, 100);
+  SimResult Whole = run(M.G);
+  REQUIRE(Whole.Start[B] == 6);
+  auto Stopped = simulate(M.G, nullptr, nullptr, 8);
+  REQUIRE(static_cast<bool>(Stopped));
+  CHECK(Stopped->End[A] == 10);
+  CHECK(Stopped->Start[B] == 6);
+  CHECK(Stopped->Start[C] == NoTime);
+  CHECK(Stopped->Stopped);
+  checkStoppedAt(Whole, *Stopped, 8);
+}
