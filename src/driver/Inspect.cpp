@@ -28,12 +28,6 @@ struct Named {
   int64_t Time = 0;
 };
 
-std::string shorten(std::string_view S, size_t Max = 90) {
-  if (S.size() <= Max)
-    return std::string(S);
-  return std::string(S.substr(0, Max - 3)) + "...";
-}
-
 struct Facts {
   std::vector<std::pair<std::string, uint64_t>> Kinds;
   std::vector<Named> Threads, Streams, Kernels, Layers;
@@ -331,7 +325,7 @@ void printText(const trace::Trace &T, const graph::Graph *G,
       K.row({formatDuration(N.Time),
              formatPercent(KernelTotal ? double(N.Time) / double(KernelTotal)
                                        : 0.0),
-             formatCount(N.Count) + "x", shorten(N.Name)});
+             formatCount(N.Count) + "x", shorten(N.Name, 90)});
     Out += K.render();
   }
   if (!F.Classes.empty()) {

@@ -38,12 +38,6 @@ std::string peakBytes(int64_t B) {
   return formatBytes(B);
 }
 
-std::string shorten(std::string_view S, size_t Max = 70) {
-  if (S.size() <= Max)
-    return std::string(S);
-  return std::string(S.substr(0, Max - 3)) + "...";
-}
-
 /// An operator's name for a table: autograd nodes by their function.
 std::string opName(const graph::Graph &G, graph::TaskId T, size_t Max) {
   std::string_view N = G.name(T);

@@ -26,11 +26,6 @@ using namespace dd::report::detail;
 
 namespace {
 
-std::string shorten(std::string_view S, size_t Max = 90) {
-  return S.size() <= Max ? std::string(S)
-                         : std::string(S.substr(0, Max - 3)) + "...";
-}
-
 /// A table cell holding a duration, with the exact value for scripts.
 std::string durationCell(const char *Id, int64_t Ns) {
   return fmt::format("<td{} class=\"num\" data-ns=\"{}\">{}</td>",

@@ -148,3 +148,13 @@ JsonWriter &JsonWriter::raw(std::string_view Json) {
   Out += Json;
   return *this;
 }
+
+std::string dd::shorten(std::string_view S, size_t Max) {
+  if (S.size() <= Max)
+    return std::string(S);
+  size_t Keep = Max > 3 ? Max - 3 : 0;
+  // Back off over continuation bytes (10xxxxxx) to a character's start.
+  while (Keep > 0 && (static_cast<unsigned char>(S[Keep]) & 0xC0) == 0x80)
+    --Keep;
+  return std::string(S.substr(0, Keep)) + "...";
+}

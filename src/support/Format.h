@@ -23,6 +23,9 @@ std::string formatBytes(int64_t Bytes);
 std::string formatCount(uint64_t N);
 /// "+1.23%" from a signed fraction.
 std::string formatPercent(double Fraction, bool Signed = false);
+/// \p S cut to at most \p Max bytes for a table, "..." marking the cut,
+/// never inside a UTF-8 character.
+std::string shorten(std::string_view S, size_t Max);
 
 /// A small streaming JSON writer: values are written in order, commas and
 /// nesting are tracked.

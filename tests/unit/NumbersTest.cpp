@@ -1,4 +1,5 @@
 #include "trace/Numbers.h"
+#include "support/Format.h"
 #include "support/Units.h"
 
 #include <doctest/doctest.h>
@@ -173,4 +174,21 @@ TEST_CASE("one reader of quantities: what it takes and what it refuses") {
   CHECK(dd::parseQuantity("16_000MB", Dim::bytes()) == doctest::Approx(16e9));
   CHECK_FALSE(dd::parseQuantity("0x10GB", Dim::bytes()));
   CHECK_FALSE(dd::parseQuantity("7", Dim::duration()));
+}
+
+TEST_CASE("shorten cuts long names for tables, never inside a character") {
+  CHECK(dd::shorten("conv2d", 10) == "conv2d");
+  CHECK(dd::shorten("abcdefghijkl", 10) == "abcdefg...");
+  // "é" is two bytes (C3 A9): a cut that would fall between them backs off.
+  std::string E = "ab\xC3\xA9\xC3\xA9xyz";
+  CHECK(dd::shorten(E, 6) == "ab...");
+  CHECK(dd::shorten(E, 7) == "ab\xC3\xA9...");
+  // A three-byte character (the euro sign, E2 82 AC) is kept whole or left out.
+  std::string Euro = "\xE2\x82\xAC\xE2\x82\xAC\xE2\x82\xAC";
+  for (size_t Max = 3; Max < Euro.size(); ++Max) {
+    std::string Out = dd::shorten(Euro, Max);
+    CAPTURE(Max);
+    CHECK((Out.size() - 3) % 3 == 0);
+    CHECK(Out.size() <= Max);
+  }
 }
