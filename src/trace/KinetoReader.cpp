@@ -104,6 +104,10 @@ private:
   void finish();
 };
 
+/// The largest size a [memory] record may give, in bytes (2^53, the
+/// language's bound on sizes).
+constexpr int64_t MaxMemoryBytes = int64_t(1) << 53;
+
 /// An event's time in nanoseconds, or the error that names its text.
 int64_t timeNs(bool Valid, int64_t Ns, std::string_view Text,
                const char *Field) {
@@ -278,6 +282,20 @@ void KinetoParser::commit(ParsedEvent &S, llvm::ArrayRef<Arg> EventArgs) {
     M.Bytes = S.MemBytes == NoValue ? 0 : S.MemBytes;
     M.TotalAllocated = S.TotalAllocated;
     M.TotalReserved = S.TotalReserved;
+    // Sizes as the language bounds them (2^53 bytes, 8 PiB), so that sums
+    // of live blocks cannot overflow.
+    auto Check = [](int64_t V, const char *Field, bool Signed) {
+      if (V == NoValue)
+        return;
+      if (V > MaxMemoryBytes || V < (Signed ? -MaxMemoryBytes : 0))
+        throw ReadError{std::string("[memory] \"") + Field + "\" " +
+                        std::to_string(V) + " is not a " +
+                        (Signed ? "" : "non-negative ") +
+                        "size up to 2^53 bytes (8 PiB)"};
+    };
+    Check(M.Bytes, "Bytes", true);
+    Check(M.TotalAllocated, "Total Allocated", false);
+    Check(M.TotalReserved, "Total Reserved", false);
     M.DeviceType =
         static_cast<int32_t>(S.DeviceType == NoValue ? 0 : S.DeviceType);
     M.DeviceId = static_cast<int32_t>(S.DeviceId == NoValue ? -1 : S.DeviceId);

@@ -52,6 +52,17 @@ def main(data, out):
         f.write("let x = 1\n")
     with open(j("uses_lib.dd"), "w") as f:
         f.write('import "lib.dd" as lib\nprint lib.x\n')
+    # Two live memory records of 2^62 bytes each: their sum overflows int64.
+    ev = lambda ts, b, tot: (
+        '{"ph": "i", "s": "t", "name": "[memory]", "pid": 0, "tid": 7, '
+        f'"ts": {ts}, "args": {{"Device Type": 1, "Device Id": 0, '
+        f'"Addr": {ts}, "Bytes": {b}, "Total Allocated": {tot}}}}}')
+    with open(j("huge_memory.json"), "w") as f:
+        f.write('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", '
+                '"ts": 1, "dur": 5, "pid": 0, "tid": 7, "args": '
+                '{"device": 0, "stream": 7}}, '
+                + ev(2, 2**62, 2**62) + ", " + ev(3, 2**62, 2**63 - 1)
+                + "]}")
     # Over the 16 MiB a model may be (compiler/Compiler.h).
     with open(j("big.dd"), "w") as f:
         line = "// " + "x" * 60 + "\n"
