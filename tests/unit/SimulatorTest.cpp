@@ -98,19 +98,26 @@ TEST_CASE("a channel serves ready tasks first-come, or by priority") {
   CHECK(Back.Start == Fifo.Start);
 }
 
-TEST_CASE("the time-ordered engine agrees with the fast path") {
-  MiniGraph M;
+/// 50 launches on a thread, their kernels on a stream, and a sync on the
+/// last kernel (returned): a graph the two engines and early stops are
+/// checked on.
+static TaskId launchesAndSync(MiniGraph &M) {
   ResourceId T = M.thread("main"), S = M.stream("s");
   std::vector<TaskId> Launches, Kernels;
-  for (int I = 0; I < 50; ++I) {
+  for (int I = 0; I < 50; ++I)
     Launches.push_back(M.task(T, "launch", 3 + I % 4, 1 + I % 3));
-  }
   for (int I = 0; I < 50; ++I) {
     Kernels.push_back(M.task(S, "k", (I * 37) % 23 + 1, 1, TaskKind::Kernel));
     M.edge(Launches[I], Kernels[I], Anchor::StartToStart, 5, EdgeKind::Launch);
   }
   TaskId Sync = M.task(T, "sync", 1, 2);
   M.edge(Kernels.back(), Sync, Anchor::EndToEnd, 4, EdgeKind::Sync);
+  return Sync;
+}
+
+TEST_CASE("the time-ordered engine agrees with the fast path") {
+  MiniGraph M;
+  launchesAndSync(M);
   SimResult Fast = run(M.G);
   // An idle dynamic channel switches the engine to time order.
   M.channel("idle");
@@ -286,16 +293,7 @@ void checkStoppedAt(const SimResult &Whole, const SimResult &Stopped,
 TEST_CASE("a simulation stopped early times every point up to Until as the "
           "whole one does") {
   MiniGraph M;
-  ResourceId T = M.thread("main"), S = M.stream("s");
-  std::vector<TaskId> Launches, Kernels;
-  for (int I = 0; I < 50; ++I)
-    Launches.push_back(M.task(T, "launch", 3 + I % 4, 1 + I % 3));
-  for (int I = 0; I < 50; ++I) {
-    Kernels.push_back(M.task(S, "k", (I * 37) % 23 + 1, 1, TaskKind::Kernel));
-    M.edge(Launches[I], Kernels[I], Anchor::StartToStart, 5, EdgeKind::Launch);
-  }
-  TaskId Sync = M.task(T, "sync", 1, 2);
-  M.edge(Kernels.back(), Sync, Anchor::EndToEnd, 4, EdgeKind::Sync);
+  TaskId Sync = launchesAndSync(M);
   SimResult Whole = run(M.G);
   int64_t Until = Whole.Makespan / 2;
   auto Stopped = simulate(M.G, nullptr, nullptr, Until);
