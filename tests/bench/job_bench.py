@@ -18,29 +18,16 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from timing import best_of  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def timed(cmd):
-    """Best wall time of --runs runs, and the largest max RSS of that very
-    process (os.wait4), in bytes."""
-    best, rss = None, 0
-    for _ in range(ARGS.runs):
-        with tempfile.TemporaryFile() as err:
-            t = time.perf_counter()
-            p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
-            _, status, usage = os.wait4(p.pid, 0)
-            dt = time.perf_counter() - t
-            p.returncode = os.waitstatus_to_exitcode(status)
-            if p.returncode != 0:
-                err.seek(0)
-                sys.exit(f"failed: {' '.join(cmd)}\n{err.read().decode()}")
-        rss = max(rss, usage.ru_maxrss * 1024)
-        best = dt if best is None else min(best, dt)
-    return best, rss
+    """Best wall time of --runs runs, and the largest max RSS (bytes)."""
+    return best_of(cmd, ARGS.runs)
 
 
 def main():
