@@ -63,6 +63,8 @@ private:
   const RunData &D;
   const Graph &G;
   std::string Out;
+  /// The page's roofline, drawn by its section and the page's data.
+  Roofline RF;
 
   void header();
   void summary();
@@ -428,9 +430,7 @@ void HtmlWriter::memory() {
 }
 
 void HtmlWriter::roofline() {
-  if (D.Opportunities || D.Compared || D.SweepResults)
-    return; // their pages are about other things
-  Roofline R = detail::roofline(D);
+  const Roofline &R = RF;
   if (R.Iteration.empty() || !R.KernelNs)
     return;
   Out += fmt::format("<section id=\"roofline\"><h2>Roofline: the kernels of "
@@ -709,6 +709,7 @@ void HtmlWriter::comparison() {
 }
 
 std::string HtmlWriter::write() {
+  RF = detail::roofline(D);
   std::string Title =
       D.Compared ? "ddscript report: compare " + D.Compared->Before.Trace +
                        " and " + D.Compared->After.Trace
@@ -734,7 +735,7 @@ std::string HtmlWriter::write() {
   Out += "<noscript><p>The charts need JavaScript; the numbers and tables do "
          "not.</p></noscript>\n";
   Out += "<script type=\"application/json\" id=\"dd-data\">";
-  Out += scriptSafe(pageData(D));
+  Out += scriptSafe(pageData(D, RF));
   Out += "</script>\n<script>\n";
   Out += ReportJs;
   Out += "</script>\n</body></html>\n";

@@ -39,13 +39,14 @@ constexpr size_t MemoryBuckets = 1000;
 
 class PageWriter {
 public:
-  PageWriter(const RunData &D, std::string &Out)
-      : D(D), G(*D.G), W(Out), Before(D.before()), After(D.after()),
+  PageWriter(const RunData &D, const Roofline &RF, std::string &Out)
+      : D(D), RF(RF), G(*D.G), W(Out), Before(D.before()), After(D.after()),
         BW(window(D, Before)), AW(window(D, After)) {}
   void write();
 
 private:
   const RunData &D;
+  const Roofline &RF;
   const Graph &G;
   JsonWriter W;
   const Schedule &Before, &After;
@@ -364,11 +365,7 @@ static double fourDigits(double V) {
 
 void PageWriter::roofline() {
   W.key("roofline");
-  // As the page shows it: not on the pages of opportunities, compare and
-  // sweeps (HtmlWriter::roofline).
-  Roofline R = D.Opportunities || D.Compared || D.SweepResults
-                   ? Roofline()
-                   : detail::roofline(D);
+  const Roofline &R = RF;
   if (R.Points.empty()) {
     W.null();
     return;
@@ -475,8 +472,8 @@ void PageWriter::write() {
 
 } // namespace
 
-std::string detail::pageData(const RunData &D) {
+std::string detail::pageData(const RunData &D, const Roofline &R) {
   std::string Out;
-  PageWriter(D, Out).write();
+  PageWriter(D, R, Out).write();
   return Out;
 }

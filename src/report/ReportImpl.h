@@ -115,10 +115,13 @@ struct Roofline {
   double BandwidthGBs = 0;
   std::vector<std::pair<std::string, double>> Peaks; ///< name, TFLOP/s
 };
+/// Empty (no Iteration) where the page shows no roofline: opportunities,
+/// compare and sweeps, or no steady-state iteration.
 Roofline roofline(const RunData &D);
 
-/// The JSON object the HTML report's script draws from (PageData.cpp).
-std::string pageData(const RunData &D);
+/// The JSON object the HTML report's script draws from (PageData.cpp), with
+/// the page's roofline \p R.
+std::string pageData(const RunData &D, const Roofline &R);
 
 /// Exact microseconds from ns, as Chrome traces write them: "12.345",
 /// "12.3", "12" (no float rounding).

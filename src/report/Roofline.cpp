@@ -23,7 +23,9 @@ using namespace dd::report::detail;
 Roofline detail::roofline(const RunData &D) {
   Roofline R;
   const Graph &G = *D.G;
-  if (D.SteadyState >= G.Iterations.size())
+  // The pages of opportunities, compare and sweeps are about other things.
+  if (D.Opportunities || D.Compared || D.SweepResults ||
+      D.SteadyState >= G.Iterations.size())
     return R;
   R.Iteration = G.Iterations[D.SteadyState].Label;
   std::vector<double> Flops = graph::taskFlops(G);
