@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 using namespace dd;
 using namespace dd::driver;
@@ -32,11 +33,20 @@ using namespace dd::driver;
 namespace {
 
 /// One job iteration's times: the job's, and each rank's (by rank index).
+/// Simulated, each also as a steady state (driver::steadyState): a rank
+/// whose work piles up past its iterations holds every rank that meets it
+/// at a collective, so the job's steady state is its span, or the most
+/// work one resource of one rank has per iteration, or the span plus the
+/// most any rank falls further behind each iteration, whichever is longest.
 struct JobTimes {
   int64_t Number = 0;
   std::string Label;
-  int64_t Job = 0;
-  std::vector<int64_t> Ranks;
+  int64_t Job = 0;            ///< first rank's begin to last rank's end
+  int64_t JobSteady = 0;      ///< the job's steady state (Job if measured)
+  std::vector<int64_t> Ranks; ///< each rank's iteration span
+  std::vector<Steady> RankSteady; ///< simulated: each rank's steady state
+  /// The rank whose backlog sets the job's steady state; -1 if none does.
+  int64_t PilingRank = -1;
 };
 
 /// The times of the job iterations numbered \p Numbers in \p R (simulated)
@@ -44,6 +54,9 @@ struct JobTimes {
 std::vector<JobTimes> timesOf(const job::Job &J, const sim::SimResult *R,
                               const std::vector<int64_t> &Numbers) {
   std::vector<JobTimes> Out;
+  std::optional<sim::IterationLoad> Load;
+  if (R)
+    Load = sim::iterationLoad(J.G, *R);
   for (int64_t N : Numbers)
     for (const job::JobIteration &It : J.Iterations) {
       if (It.Number != N)
@@ -53,18 +66,59 @@ std::vector<JobTimes> timesOf(const job::Job &J, const sim::SimResult *R,
       T.Label = It.Label;
       T.Job = R ? job::simulatedSpan(J, *R, It).length()
                 : job::measuredSpan(J, It).length();
-      for (uint32_t RI : It.PerRank) {
+      T.JobSteady = T.Job;
+      for (size_t I = 0; I < It.PerRank.size(); ++I) {
+        uint32_t RI = It.PerRank[I];
         const graph::Iteration &GI = J.G.Iterations[RI];
-        if (R) {
-          auto [B, E] = sim::iterationSpan(J.G, *R, GI);
-          T.Ranks.push_back(E - B);
-        } else {
+        if (!R) {
           T.Ranks.push_back(GI.measured());
+          continue;
         }
+        auto [B, E] = sim::iterationSpan(J.G, *R, GI);
+        T.Ranks.push_back(E - B);
+        Steady S = steadyState(J.G, *Load, *R, RI);
+        int64_t Held = std::max(S.Piling.PerIteration, T.Job + S.Piling.Growth);
+        if (S.Piling.piling() && Held > T.JobSteady) {
+          T.JobSteady = Held;
+          T.PilingRank = static_cast<int64_t>(I);
+        }
+        T.RankSteady.push_back(std::move(S));
       }
       Out.push_back(std::move(T));
     }
   return Out;
+}
+
+/// What piles up on the job's ranks, before (\p Rp) and after (\p Pr) the
+/// model, when it does: as for one trace (run's backlog lines), for the rank
+/// that sets the job's steady state, with how many more pile up.
+std::string jobBacklogLines(const JobTimes &Rp, const JobTimes &Pr) {
+  std::string S;
+  auto Line = [&](const char *Which, const JobTimes &Tm) {
+    size_t Piling = 0, Shown = Tm.RankSteady.size();
+    for (size_t I = 0; I < Tm.RankSteady.size(); ++I)
+      if (Tm.RankSteady[I].Piling.piling()) {
+        ++Piling;
+        if (Shown == Tm.RankSteady.size() ||
+            static_cast<int64_t>(I) == Tm.PilingRank)
+          Shown = I;
+      }
+    if (!Piling)
+      return;
+    S += fmt::format("           {}: work piles up ({}{}), so repeated the "
+                     "job falls behind: {} per iteration\n",
+                     Which, backlogText(Tm.RankSteady[Shown].Piling),
+                     Piling > 1 ? fmt::format("; on {} ranks", Piling) : "",
+                     formatDuration(Tm.JobSteady));
+  };
+  Line("replayed", Rp);
+  Line("predicted", Pr);
+  if (!S.empty())
+    S += fmt::format("           the speedup compares steady states: {} "
+                     "replayed, {} predicted\n",
+                     formatDuration(Rp.JobSteady),
+                     formatDuration(Pr.JobSteady));
+  return S;
 }
 
 void addStats(vm::ChangeStats &To, const vm::ChangeStats &From) {
@@ -194,12 +248,14 @@ int writeJobOutputs(const TraceOptions &T, const std::string &Path,
   Sum.Label = Measured.front().Label;
   Sum.Measured = Measured.front().Job;
   Sum.Replayed = Replayed.front().Job;
-  Sum.Predicted = Predicted.front().Job;
+  Sum.Predicted = Predicted.front().JobSteady;
+  Sum.ReplayedSteady = Replayed.front().JobSteady;
   Sum.HasStragglers = false;
   for (size_t I = 0; I < J.Ranks.size(); ++I)
     Sum.Ranks.push_back({J.Ranks[I].Rank, Measured.front().Ranks[I],
                          Replayed.front().Ranks[I], BaseLate[I],
-                         Predicted.front().Ranks[I]});
+                         Predicted.front().RankSteady[I].Time,
+                         Replayed.front().RankSteady[I].Time});
   D.Job = std::move(Sum);
   trace::Trace NoDevices;
   return writeOutputs(T, NoDevices, Reported, D);
@@ -385,12 +441,15 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       W.field("label", Measured[K].Label);
       W.field("job_measured_ns", Measured[K].Job);
       W.field("job_replayed_ns", Replayed[K].Job);
-      W.field("job_predicted_ns", Predicted[K].Job);
+      W.field("job_predicted_ns", Predicted[K].JobSteady);
       W.key("speedup");
-      if (Predicted[K].Job > 0)
-        W.value(double(Replayed[K].Job) / double(Predicted[K].Job));
+      if (Predicted[K].JobSteady > 0)
+        W.value(double(Replayed[K].JobSteady) /
+                double(Predicted[K].JobSteady));
       else
         W.null();
+      W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
+      W.field("job_predicted_span_ns", Predicted[K].Job);
       W.field("replay_error", changeOf(Measured[K].Job, Replayed[K].Job));
       W.key("params").beginObject();
       for (const compiler::ParamSummary &Pm : Model.Params)
@@ -408,13 +467,20 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         W.value(U);
       W.endArray();
       W.key("ranks").beginArray();
-      for (size_t I = 0; I < J->Ranks.size(); ++I)
+      for (size_t I = 0; I < J->Ranks.size(); ++I) {
+        const Steady &SR = Replayed[K].RankSteady[I],
+                     &SP = Predicted[K].RankSteady[I];
         W.beginObject()
             .field("rank", J->Ranks[I].Rank)
             .field("measured_ns", Measured[K].Ranks[I])
             .field("replayed_ns", Replayed[K].Ranks[I])
-            .field("predicted_ns", Predicted[K].Ranks[I])
-            .endObject();
+            .field("predicted_ns", SP.Time)
+            .field("replayed_steady_ns", SR.Time)
+            .field("predicted_span_ns", Predicted[K].Ranks[I]);
+        writeBacklog(W, "baseline_backlog", SR.Piling);
+        writeBacklog(W, "backlog", SP.Piling);
+        W.endObject();
+      }
       W.endArray();
       W.field("output", Printed);
       W.field("steps", Steps);
@@ -447,16 +513,19 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
                      formatPercent(changeOf(Ms.Job, Rp.Job), true));
     S += fmt::format("predicted  {}   speedup {} ({})\n",
-                     formatDuration(Pr.Job), speedupText(Rp.Job, Pr.Job),
-                     formatPercent(changeOf(Rp.Job, Pr.Job), true));
+                     formatDuration(Pr.JobSteady),
+                     speedupText(Rp.JobSteady, Pr.JobSteady),
+                     formatPercent(changeOf(Rp.JobSteady, Pr.JobSteady), true));
+    S += jobBacklogLines(Rp, Pr);
     Table Tb;
     Tb.row({"rank", "measured", "replayed", "predicted", "speedup"});
     for (size_t C = 1; C < 5; ++C)
       Tb.alignRight(C);
     for (size_t I = 0; I < J->Ranks.size(); ++I)
       Tb.row({std::to_string(J->Ranks[I].Rank), formatDuration(Ms.Ranks[I]),
-              formatDuration(Rp.Ranks[I]), formatDuration(Pr.Ranks[I]),
-              speedupText(Rp.Ranks[I], Pr.Ranks[I])});
+              formatDuration(Rp.Ranks[I]),
+              formatDuration(Pr.RankSteady[I].Time),
+              speedupText(Rp.RankSteady[I].Time, Pr.RankSteady[I].Time)});
     S += Tb.render();
   }
   S += fmt::format("\nchanges    (all ranks) selected {}, scaled {}, inserted "

@@ -190,6 +190,34 @@ void Outcome::speedupJson(JsonWriter &W) const {
     W.value(speedup());
 }
 
+std::string dd::driver::backlogText(const Backlog &B) {
+  std::string What;
+  if (!B.Resource.empty())
+    What = fmt::format("{} has {} of work per iteration", B.Resource,
+                       formatDuration(B.PerIteration));
+  if (B.Growth > 0)
+    What += fmt::format("{}each iteration's work finishes {} further past "
+                        "its end",
+                        What.empty() ? "" : ", and ", formatDuration(B.Growth));
+  return What;
+}
+
+void dd::driver::writeBacklog(JsonWriter &W, const char *Key,
+                              const Backlog &B) {
+  W.key(Key);
+  if (!B.piling()) {
+    W.null();
+    return;
+  }
+  W.beginObject()
+      .field("resource", B.Resource)
+      .field("work_per_iteration_ns", B.PerIteration)
+      .field("growth_per_iteration_ns", B.Growth)
+      .field("iteration_ns", B.IterationTime)
+      .field("window", B.Window)
+      .endObject();
+}
+
 std::vector<Steady>
 dd::driver::steadyStates(const graph::Graph &G, const sim::SimResult &R,
                          const std::vector<size_t> &Chosen) {

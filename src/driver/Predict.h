@@ -44,6 +44,11 @@ struct Backlog {
   bool piling() const { return !Resource.empty() || Growth > 0; }
 };
 constexpr double BacklogMargin = 0.05;
+/// What piles up, in words: "stream 7 has 12 ms of work per iteration, and
+/// each iteration's work finishes 1 ms further past its end".
+std::string backlogText(const Backlog &B);
+/// \p B as the JSON member \p Key: null when nothing piles up.
+void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B);
 
 /// An iteration's steady state: its time, or where work piles up, the
 /// longest of: the overloaded resource's work per iteration, and its time

@@ -29,21 +29,13 @@ namespace {
 std::string backlogLines(const Outcome &O) {
   std::string S;
   auto Line = [&](const char *Which, const Backlog &B, int64_t Span) {
-    std::string What;
-    if (!B.Resource.empty())
-      What = fmt::format("{} has {} of work per iteration", B.Resource,
-                         formatDuration(B.PerIteration));
-    if (B.Growth > 0)
-      What +=
-          fmt::format("{}each iteration's work finishes {} further "
-                      "past its end",
-                      What.empty() ? "" : ", and ", formatDuration(B.Growth));
     S += fmt::format("           {}: work piles up ({}, against {} per "
                      "iteration over the {} around this one), so repeated "
                      "the run falls behind its CPU (the iteration's own "
                      "span: {}); a longer trace would show where it "
                      "settles\n",
-                     Which, What, formatDuration(B.IterationTime), B.Window,
+                     Which, backlogText(B), formatDuration(B.IterationTime),
+                     B.Window,
                      formatDuration(Span));
   };
   if (O.BasePiling.piling())
@@ -56,21 +48,6 @@ std::string backlogLines(const Outcome &O) {
                      formatDuration(O.BaselineSteady),
                      formatDuration(O.Predicted));
   return S;
-}
-
-void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B) {
-  W.key(Key);
-  if (!B.piling()) {
-    W.null();
-    return;
-  }
-  W.beginObject()
-      .field("resource", B.Resource)
-      .field("work_per_iteration_ns", B.PerIteration)
-      .field("growth_per_iteration_ns", B.Growth)
-      .field("iteration_ns", B.IterationTime)
-      .field("window", B.Window)
-      .endObject();
 }
 
 void printText(const std::string &ModelPath,

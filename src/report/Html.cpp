@@ -186,8 +186,8 @@ void HtmlWriter::jobSummary() {
     Out += "<tr><th>predicted</th>" + durationCell("predicted", J.Predicted) +
            fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
                        "</tr>\n",
-                       formatSpeedup(J.Replayed, J.Predicted),
-                       changeText(J.Replayed, J.Predicted));
+                       formatSpeedup(J.ReplayedSteady, J.Predicted),
+                       changeText(J.ReplayedSteady, J.Predicted));
   Out += "</table>\n<h3>Ranks</h3>\n<p class=\"note\">Late at collectives: "
          "how long the others waited for the rank at the collectives of the "
          "iteration, in all, as replayed.</p>\n";
@@ -203,7 +203,7 @@ void HtmlWriter::jobSummary() {
     if (Run)
       Out += durationCell(nullptr, R.Predicted) +
              fmt::format("<td class=\"num\">{}</td>",
-                         formatSpeedup(R.Replayed, R.Predicted));
+                         formatSpeedup(R.ReplayedSteady, R.Predicted));
     Out += "</tr>\n";
   }
   Out += "</table>\n";

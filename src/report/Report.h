@@ -90,13 +90,15 @@ struct Sweep {
 struct JobSummary {
   std::string Label;                  ///< the iteration ("ProfilerStep#10")
   int64_t Measured = 0, Replayed = 0; ///< first rank's begin to last's end
-  /// A job's run: the job as the model changed it; -1 for a replay.
-  int64_t Predicted = -1;
+  /// A job's run: the job as the model changed it, and the replay, as
+  /// steady states (the speedup compares them); Predicted -1 for a replay.
+  int64_t Predicted = -1, ReplayedSteady = 0;
   struct RankRow {
     int32_t Rank = 0;
     int64_t Measured = 0, Replayed = 0;
     int64_t Late = 0;       ///< how late it arrived at the collectives, in all
     int64_t Predicted = -1; ///< a job's run: the rank's predicted time
+    int64_t ReplayedSteady = 0; ///< a job's run: the replay's steady state
   };
   std::vector<RankRow> Ranks;
   /// False for a job's run, which does not rank stragglers.
