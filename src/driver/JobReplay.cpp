@@ -81,7 +81,7 @@ struct RankRow {
 struct Straggler {
   int32_t Rank;
   int64_t Late, JobWithout;
-  double Scale; ///< the factor its own work needed
+  double Scale; ///< the factor its own work needed; -1: no gain at any
 };
 
 struct JobReport {
@@ -194,8 +194,9 @@ void printText(const job::Job &J, const std::vector<JobReport> &Reports,
       for (const Straggler &St : Rep.Stragglers)
         S.row({fmt::format("rank {}", St.Rank),
                fmt::format("late {}", formatDuration(St.Late)),
-               St.Scale > 0 ? fmt::format("work x{:.2f}", St.Scale)
-                            : std::string("work x0, still late"),
+               St.Scale > 0    ? fmt::format("work x{:.2f}", St.Scale)
+               : St.Scale == 0 ? std::string("work x0, still late")
+                               : std::string("no gain at any speed"),
                fmt::format("job {}", formatDuration(St.JobWithout)),
                fmt::format("({})",
                            formatPercent(Rep.Replayed ? double(St.JobWithout -
@@ -240,13 +241,18 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
     }
     W.endArray();
     W.key("stragglers").beginArray();
-    for (const Straggler &S : Rep.Stragglers)
+    for (const Straggler &S : Rep.Stragglers) {
       W.beginObject()
           .field("rank", S.Rank)
           .field("late_ns", S.Late)
           .field("job_without_ns", S.JobWithout)
-          .field("work_scale", S.Scale)
-          .endObject();
+          .key("work_scale");
+      if (S.Scale >= 0)
+        W.value(S.Scale);
+      else
+        W.null(); // the job gains nothing at any factor
+      W.endObject();
+    }
     W.endArray();
     W.field("critical_path_ns", Rep.Path.Length);
     W.key("critical_path").beginArray();

@@ -839,6 +839,12 @@ llvm::Expected<StragglerWhatIf> job::asFastAsNeeded(const Job &J,
     Fastest = Summary(0.0, *Zero);
     if (Fastest.Late > TargetLate)
       return Fastest;
+    // Scaling the rank's work down moves nothing later, so the job's
+    // iteration lies between this one and the replay's at any factor: the
+    // same at both ends, the job gains nothing however fast the rank is,
+    // and no factor is searched (it would change nothing the job shows).
+    if (Fastest.JobTime >= AsIs.JobTime)
+      return StragglerWhatIf{-1, AsIs.JobTime, Fastest.Late};
     Until = untilFor(J, Base, *Zero, I);
   } // its times are not kept while the search runs
   // False position (Illinois) on the lateness as the rank's work shrinks:

@@ -138,7 +138,9 @@ std::vector<int64_t> lateness(const Job &J, const sim::SimResult &R,
 /// Until), and is simulated again whole where it stopped too early for
 /// what is read: the result is the whole simulations'.
 struct StragglerWhatIf {
-  double Scale = 1;    ///< the factor its work needed
+  /// The factor its work needed; -1 where the job gains nothing at any
+  /// factor (its iteration is the same with the rank's work at zero).
+  double Scale = 1;
   int64_t JobTime = 0; ///< the job's iteration with it
   int64_t Late = 0;    ///< its lateness then
 };

@@ -227,7 +227,9 @@ void HtmlWriter::jobSummary() {
       Out +=
           fmt::format("<tr data-straggler=\"{}\"><td>{}</td>", S.Rank, S.Rank) +
           durationCell(nullptr, S.Late) +
-          fmt::format("<td class=\"num\">x{:.2f}</td>", S.WorkScale) +
+          (S.WorkScale >= 0
+               ? fmt::format("<td class=\"num\">x{:.2f}</td>", S.WorkScale)
+               : std::string("<td class=\"num\">any: no gain</td>")) +
           durationCell(nullptr, S.JobWithout) +
           changeCell(J.Replayed, S.JobWithout) + "</tr>\n";
     Out += "</table>\n";

@@ -106,7 +106,7 @@ struct JobSummary {
   struct Straggler {
     int32_t Rank = 0;
     int64_t Late = 0, JobWithout = 0;
-    double WorkScale = 1; ///< the factor its own work needed
+    double WorkScale = 1; ///< the factor its work needed; -1: no gain at any
   };
   std::vector<Straggler> Stragglers;
 };
