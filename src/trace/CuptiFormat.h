@@ -36,68 +36,18 @@ constexpr uint32_t FrameSize = 8;
 /// CUPTI's "not applicable" value for stream, event and context ids.
 constexpr uint32_t InvalidId = 0xffffffffu;
 
+/// The record types, from CuptiRecords.def (ids there are the format's).
 enum class RecordType : uint16_t {
-  Process = 1,
-  String = 2,
-  Device = 3,
-  Context = 4,
-  Thread = 5,
-  Api = 6,
-  Kernel = 7,
-  Memcpy = 8,
-  Memset = 9,
-  Sync = 10,
-  CudaEvent = 11,
-  ExternalCorrelation = 12,
-  Marker = 13,
-  Memory = 14,
-  Overhead = 15,
-  Dropped = 16,
-  Window = 17,
-  Note = 18,
-  End = 19,
+#define DD_CUPTI_RECORD(Name, Id) Name = Id,
+#include "trace/CuptiRecords.def"
 };
 
 inline const char *recordTypeName(RecordType T) {
   switch (T) {
-  case RecordType::Process:
-    return "Process";
-  case RecordType::String:
-    return "String";
-  case RecordType::Device:
-    return "Device";
-  case RecordType::Context:
-    return "Context";
-  case RecordType::Thread:
-    return "Thread";
-  case RecordType::Api:
-    return "Api";
-  case RecordType::Kernel:
-    return "Kernel";
-  case RecordType::Memcpy:
-    return "Memcpy";
-  case RecordType::Memset:
-    return "Memset";
-  case RecordType::Sync:
-    return "Sync";
-  case RecordType::CudaEvent:
-    return "CudaEvent";
-  case RecordType::ExternalCorrelation:
-    return "ExternalCorrelation";
-  case RecordType::Marker:
-    return "Marker";
-  case RecordType::Memory:
-    return "Memory";
-  case RecordType::Overhead:
-    return "Overhead";
-  case RecordType::Dropped:
-    return "Dropped";
-  case RecordType::Window:
-    return "Window";
-  case RecordType::Note:
-    return "Note";
-  case RecordType::End:
-    return "End";
+#define DD_CUPTI_RECORD(Name, Id)                                              \
+  case RecordType::Name:                                                       \
+    return #Name;
+#include "trace/CuptiRecords.def"
   }
   return nullptr;
 }
