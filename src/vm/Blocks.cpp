@@ -118,7 +118,7 @@ std::string Interpreter::showBlock(BlockId B) {
 }
 
 Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   if (Obj.is(VKind::Block))
     toBlocks(Obj, "a block"); // one a try block added is gone
   auto Size = [](int64_t B) {
@@ -315,7 +315,7 @@ Value Interpreter::blockMethod(const BoundObj &Bo, std::vector<Value> &Args) {
 filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
   using filter::Col;
   const MemoryModel &M = I.mem("select block");
-  graph::Graph &G = I.graph();
+  const graph::Graph &G = I.graph();
   size_t N = M.numBlocks();
   Node C;
   const double NaN = std::nan("");
@@ -349,7 +349,7 @@ filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
   case MemberId::Block_class: {
     uint32_t Names[memory::NumBlockClasses];
     for (unsigned K = 0; K < memory::NumBlockClasses; ++K)
-      Names[K] = G.Strings.intern(
+      Names[K] = I.strings().intern(
           memory::blockClassName(static_cast<memory::BlockClass>(K)));
     IdsOf(Col::Str,
           [&](BlockId B) { return Names[static_cast<unsigned>(M.Class[B])]; });
@@ -376,7 +376,7 @@ filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
   case MemberId::Block_pool: {
     std::vector<uint32_t> Names;
     for (const memory::Pool &P : M.Pools)
-      Names.push_back(G.Strings.intern(P.label()));
+      Names.push_back(I.strings().intern(P.label()));
     IdsOf(Col::Str, [&](BlockId B) { return Names[M.PoolOf[B]]; });
     return C;
   }

@@ -48,7 +48,7 @@ public:
 
 private:
   Interpreter &I;
-  graph::Graph &G;
+  const graph::Graph &G;
   const bc::FilterProgram &F;
   const Value *Caps;
   size_t N;
@@ -94,7 +94,7 @@ private:
       // Class names as string ids of the graph's pool; none for CPU tasks.
       std::array<uint32_t, graph::NumKernelClasses> NameOf;
       for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
-        NameOf[K] = G.Strings.intern(
+        NameOf[K] = I.strings().intern(
             graph::kernelClassName(static_cast<graph::KernelClass>(K)));
       C.Type = Col::Str;
       C.Ids.resize(N);
@@ -250,7 +250,7 @@ private:
     // Layer names as string ids of the graph's pool.
     std::vector<uint32_t> NameOf(G.Layers.size());
     for (size_t L = 0; L < G.Layers.size(); ++L)
-      NameOf[L] = G.Strings.intern(G.Layers[L].Name);
+      NameOf[L] = I.strings().intern(G.Layers[L].Name);
     C.Type = Col::Str;
     C.Ids.resize(N);
     for (TaskId T = 0; T < N; ++T)
@@ -569,7 +569,7 @@ private:
 Value Interpreter::select(const bc::FilterProgram &F, const Value *Captures) {
   if (F.Blocks)
     return selectBlocks(F, Captures);
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   step(G.numTasks() / 4096); // a select costs like a short loop
   llvm::BitVector Out = FilterEval(*this, F, Captures).run();
   EverSelected.resize(G.numTasks());

@@ -15,9 +15,9 @@ using graph::TaskId;
 
 void Interpreter::scale(const Value &Target, const Value &Amount,
                         unsigned Mode) {
-  graph::Graph &G = graph();
   llvm::BitVector Set = toSet(Target, Mode == 1 ? "shrink" : "scale");
   ensureFinalized();
+  graph::Graph &G = durationsGraph();
   auto Apply = [&](const llvm::BitVector &S, const Value &A) {
     if (Mode == 2) {
       int64_t D = toAmount(A, Dim::duration(), "the new duration");
@@ -50,7 +50,7 @@ void Interpreter::scale(const Value &Target, const Value &Amount,
 }
 
 void Interpreter::remove(const Value &Target) {
-  graph::Graph &G = graph();
+  graph::Graph &G = mutableGraph();
   llvm::BitVector Set = toSet(Target, "remove");
   ensureFinalized();
   size_t Before = 0;
@@ -95,7 +95,7 @@ TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
 } // namespace
 
 Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
-  graph::Graph &G = graph();
+  graph::Graph &G = mutableGraph();
   // Placement reads the resource order; tasks inserted since the last
   // finalize need not be in it, so a run of inserts finalizes once.
   if (!G.lookupsCurrent())
@@ -239,7 +239,7 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
 }
 
 void Interpreter::depend(const Value &Waiter, const Value &On) {
-  graph::Graph &G = graph();
+  graph::Graph &G = mutableGraph();
   std::vector<TaskId> A = inOrder(toSet(Waiter, "depend"));
   std::vector<TaskId> B = inOrder(toSet(On, "depend ... on"));
   if (A.size() * B.size() > 1'000'000)
@@ -267,7 +267,7 @@ void Interpreter::depend(const Value &Waiter, const Value &On) {
 
 void Interpreter::schedule(const Value &Res, const Value *Priority,
                            unsigned Mode) {
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   if (!Res.is(VKind::Resource))
     fail("schedule takes a resource (a stream, a thread or a channel), got " +
          describeValue(Res));
@@ -293,7 +293,7 @@ void Interpreter::schedule(const Value &Res, const Value *Priority,
 }
 
 void Interpreter::finishSchedules() {
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   auto &Order = Result.Policy.ResourceOrder;
   if (!Order.empty())
     for (size_t R = Order.size(); R < G.Resources.size(); ++R)
@@ -321,7 +321,7 @@ void Interpreter::finishSchedules() {
 }
 
 Value Interpreter::workerThread(const std::string &Name) {
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   graph::ResourceId R = G.findResource(graph::ResourceKind::CpuThread, Name);
   // Traced threads are named "thread TID (NAME)" and have their TID.
   if (R != graph::NoResource && G.Resources[R].Id >= 0)
@@ -333,20 +333,22 @@ Value Interpreter::workerThread(const std::string &Name) {
     for (const graph::Resource &X : G.Resources)
       Ordinal += X.Kind == graph::ResourceKind::CpuThread && X.Id < 0;
     // Negative ids: no operating-system thread has one.
-    R = G.addResource(graph::ResourceKind::CpuThread, -1, -1 - Ordinal, Name);
+    R = mutableGraph().addResource(graph::ResourceKind::CpuThread, -1,
+                                   -1 - Ordinal, Name);
     markStructural();
   }
   return Value::id(VKind::Resource, R);
 }
 
 Value Interpreter::channel(const std::string &Name) {
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   graph::ResourceId R = G.findResource(graph::ResourceKind::Channel, Name);
   if (R == graph::NoResource) {
     int64_t Ordinal = 0;
     for (const graph::Resource &X : G.Resources)
       Ordinal += X.Kind == graph::ResourceKind::Channel;
-    R = G.addResource(graph::ResourceKind::Channel, -1, Ordinal, Name);
+    R = mutableGraph().addResource(graph::ResourceKind::Channel, -1, Ordinal,
+                                   Name);
     markStructural();
   }
   return Value::id(VKind::Resource, R);

@@ -80,8 +80,29 @@ int64_t Interpreter::containerDuration(graph::TaskId T) {
   return R.End[T] - R.Start[T];
 }
 
+graph::Graph &Interpreter::mutableGraph() {
+  if (!Tries.empty() && !Tries.back().G)
+    Tries.back().G = *Env.G;
+  return *Env.G;
+}
+
+graph::Graph &Interpreter::durationsGraph() {
+  graph::Graph &G = *Env.G;
+  if (!Tries.empty() && !Tries.back().G && !Tries.back().Times) {
+    TrySnapshot &S = Tries.back();
+    S.Dur = G.Dur;
+    S.Gap = G.Gap;
+    S.Flags = G.Flags;
+    S.Times = true;
+  }
+  return G;
+}
+
 void Interpreter::ensureFinalized() {
-  graph::Graph &G = graph();
+  // Finalizing derives the resource order, lowered edges and the like from
+  // what the graph holds, and changes none of it: no try keeps a copy for
+  // it.
+  graph::Graph &G = *Env.G;
   if (G.finalized())
     return;
   std::string Err;
@@ -496,18 +517,33 @@ void Interpreter::opJumpIfPresent(const Cursor &C) {
     jumpBy(C, C.operand(1));
 }
 void Interpreter::opTryBegin(const Cursor &) {
-  // A full copy: simple and always right, at the cost of copying every
-  // task and block per try (see "Trying a change" in docs/language.md).
+  // The graph is kept as the block changes it (mutableGraph,
+  // durationsGraph); the memory blocks, a copy (see "Trying a change" in
+  // docs/language.md).
   std::optional<memory::MemoryModel> Mem;
   if (Env.Mem)
     Mem = *Env.Mem;
-  Tries.push_back({graph(), std::move(Mem), Result.Stats, Result.Policy,
-                   Schedules, EverSelected, LastStructural,
-                   StructuralPending});
+  TrySnapshot S;
+  S.Mem = std::move(Mem);
+  S.Stats = Result.Stats;
+  S.Policy = Result.Policy;
+  S.Schedules = Schedules;
+  S.EverSelected = EverSelected;
+  S.LastStructural = LastStructural;
+  S.StructuralPending = StructuralPending;
+  Tries.push_back(std::move(S));
 }
 void Interpreter::opTryEnd(const Cursor &) {
   TrySnapshot &S = Tries.back();
-  graph() = std::move(S.G);
+  graph::Graph &G = *Env.G;
+  if (S.G)
+    G = std::move(*S.G);
+  // Kept before any copy of the graph, of the graph the block began with.
+  if (S.Times) {
+    G.Dur = std::move(S.Dur);
+    G.Gap = std::move(S.Gap);
+    G.Flags = std::move(S.Flags);
+  }
   if (Env.Mem && S.Mem)
     *Env.Mem = std::move(*S.Mem);
   Result.Stats = S.Stats;

@@ -145,7 +145,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   if (Info.Owner == TypeKind::Block || Info.Owner == TypeKind::BlockSet ||
       Info.Result == TypeKind::BlockSet)
     return blockMember(Obj, *Id);
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   if (Obj.is(VKind::Task))
     toTask(Obj, "a task"); // one a try block added is gone
   auto Dur = [](int64_t Ns) {

@@ -148,7 +148,7 @@ void Interpreter::freeBlocks(const Value &Target, const Value &At, bool AtEnd,
   if (Blocks.empty())
     return;
   MemoryModel &M = mem("free");
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   ensureFinalized();
   const char *Clause = AtEnd ? "after" : "before";
   std::vector<TaskPoint> Points = pointsFor(*this, Blocks, At, AtEnd, Clause);
@@ -201,8 +201,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   if (Blocks.empty())
     return;
   MemoryModel &M = mem("offload");
-  graph::Graph &G = graph();
   ensureFinalized();
+  graph::Graph &G = mutableGraph(); // it inserts the copies
   double Bw =
       hostBandwidth(Env.Device.PcieBandwidth, gpuForDevice(Env.Device.Name));
   if (A.Bandwidth) {
@@ -337,7 +337,7 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
 Value Interpreter::alloc(const Value &Size, const Value &At, unsigned Bits,
                          const Value *Until, const Value *On) {
   MemoryModel &M = mem("alloc");
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   ensureFinalized();
   int64_t Bytes = toAmount(Size, Dim::bytes(), "a block's size");
   TaskPoint P{toTask(At, (Bits & bc::AtEnd) ? "after" : "before"),
@@ -391,7 +391,7 @@ Value Interpreter::peak(bool Baseline) {
       fail(std::string(Name) + " is not known in this run");
     return Value::number(static_cast<double>(Env.BaselinePeak), Dim::bytes());
   }
-  graph::Graph &G = graph();
+  const graph::Graph &G = graph();
   if (Env.ReportIteration >= G.Iterations.size())
     fail(std::string(Name) + " needs an iteration to report");
   ensureFinalized();

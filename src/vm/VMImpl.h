@@ -34,9 +34,16 @@ public:
               RunResult &R);
   void runAll();
 
-  // Used by the operation files.
-  graph::Graph &graph() { return *Env.G; }
+  // Used by the operation files. graph() reads; a change goes through
+  // mutableGraph(), or durationsGraph() for one that changes only tasks'
+  // durations, gaps and flags, so that a try block keeps what it must put
+  // back (see TrySnapshot).
   const graph::Graph &graph() const { return *Env.G; }
+  graph::Graph &mutableGraph();
+  graph::Graph &durationsGraph();
+  /// The graph's string pool, to intern names in: interning adds a string
+  /// and changes nothing the graph means, so no try keeps a copy for it.
+  StringPool &strings() { return Env.G->Strings; }
   const RunEnv &env() const { return Env; }
   void ensureFinalized();
   Value call(const Value &Callee, std::vector<Value> Args);
@@ -178,11 +185,19 @@ private:
   uint64_t ReplayVersion = ~uint64_t(0);
   std::optional<sim::SimResult> Replay;
 
-  /// What each open try block will put back when it ends: a full copy of
-  /// the graph and of the memory blocks, and what the model's schedules
-  /// and counts were.
+  /// What each open try block will put back when it ends: a copy of the
+  /// memory blocks and what the model's schedules and counts were, and of
+  /// the graph what the block changes: nothing until it changes something;
+  /// its durations, gaps and flags before the first change that touches
+  /// only those (shrink, scale: a search's usual try); the whole graph
+  /// before the first other change (remove, insert, depend, a channel).
+  /// Only the innermost open block keeps anything: it puts the graph back
+  /// as it found it before an outer one ends.
   struct TrySnapshot {
-    graph::Graph G;
+    std::optional<graph::Graph> G;
+    std::vector<int64_t> Dur, Gap;
+    std::vector<uint8_t> Flags;
+    bool Times = false; ///< Dur, Gap and Flags kept, before any copy of G
     std::optional<memory::MemoryModel> Mem;
     ChangeStats Stats;
     sim::SchedulePolicy Policy;
