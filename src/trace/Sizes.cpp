@@ -530,9 +530,10 @@ struct PointwiseOp {
   std::string_view Name;
   int Flops;
   Written O;
+  size_t Args;
 };
 constexpr PointwiseOp PointwiseOps[] = {
-#define DD_POINTWISE_OP(Name, Flops, O) {Name, Flops, Written::O},
+#define DD_POINTWISE_OP(Name, Flops, O, Args) {Name, Flops, Written::O, Args},
 #include "trace/OpWork.def"
 };
 struct ReductionOp {
@@ -724,6 +725,14 @@ pointwiseWork(std::string_view Op,
   uint64_t Unread = 0;
   switch (P->O) {
   case Written::Broadcast: {
+    // The out= overload writes the tensor recorded after the arguments.
+    if (Shapes.size() == P->Args + 1 && !Shapes[P->Args].empty() &&
+        P->Args < 64) {
+      const std::vector<int64_t> &Dest = Shapes[P->Args];
+      Elements = product(Dest, 0, Dest.size());
+      Unread = uint64_t(1) << P->Args;
+      break;
+    }
     // Aligned from the last dimension; a dimension of 1 stretches. Scalars
     // and 0-d tensors (an empty shape) broadcast to anything.
     std::vector<int64_t> Shape;

@@ -625,6 +625,14 @@ TEST_CASE("elementwise FLOPs and bytes, by hand") {
                 "[[32, 128, 768], [32, 128, 768], []]",
                 R"(["float", "bool", "Scalar"])",
                 R"(["", "", "1.1111111111111112"])") == 4 * B + B + 4 * B);
+  // kineto/resnet50_v100_workers0's older PyTorch: relu_ calls
+  // clamp_min(self, min, out=self), its destination recorded after the
+  // arguments; written, not read.
+  const int64_t R = 32LL * 64 * 112 * 112;
+  const char *Out = "[[32, 64, 112, 112], [], [32, 64, 112, 112]]";
+  CHECK(workFlops("aten::clamp_min", Out) == R);
+  CHECK(movedOf("aten::clamp_min", Out, R"(["float", "Int", "float"])") ==
+        4 * 2 * R);
   // Inputs that do not broadcast are not sized.
   CHECK_FALSE(workFlops("aten::add", "[[32, 1000], [999]]").has_value());
 }
