@@ -253,9 +253,10 @@ llvm::Error detail::createTasks(BuildContext &C) {
   trace::RecordedBytes Bytes(T);
   // An operator's work from its input shapes: the FLOPs of a matrix
   // multiply, a convolution (with its stride, padding and the like), an
-  // attention (causal or not), a norm or a softmax, and any operator's bytes
-  // moved; each distinct (name, "Input Dims", "Concrete Inputs", "Input
-  // type") read once.
+  // attention (causal or not), a norm, a softmax, an elementwise operator,
+  // a reduction or a foreach or fused optimizer operator (where its tensor
+  // lists are recorded), and any operator's bytes moved; each distinct (name,
+  // "Input Dims", "Concrete Inputs", "Input type") read once.
   struct Work {
     int64_t Flops = -1, Moved = -1;
   };
@@ -277,13 +278,17 @@ llvm::Error detail::createTasks(BuildContext &C) {
         trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
       return {};
+    std::string_view DimsJson = T.str(static_cast<StringId>(Dims->Value));
+    std::optional<std::vector<double>> Lists;
+    if (trace::isPointwiseWorkOp(T.name(E)))
+      Lists = trace::listElements(DimsJson);
     std::optional<trace::OpWork> W = trace::opWork(
         T.name(E), *Shapes,
-        ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "");
+        ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "",
+        Lists ? *Lists : std::vector<double>());
     std::string_view TypesJson =
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "";
-    auto In = trace::tensorInputBytes(
-        T.str(static_cast<StringId>(Dims->Value)), TypesJson);
+    auto In = trace::tensorInputBytes(DimsJson, TypesJson, W ? W->Unread : 0);
     if (W)
       It->second.Flops = W->Flops;
     if (In)

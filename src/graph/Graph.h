@@ -185,7 +185,9 @@ public:
   std::vector<uint8_t> Flags;
   std::vector<int64_t> Bytes; ///< bytes moved, or -1
   /// An operator's floating-point operations as its recorded input shapes
-  /// give them (trace/Sizes.h: matrix multiplies), or -1.
+  /// give them (trace::opWork: matrix multiplies, convolutions, attention,
+  /// norms, softmaxes, embeddings, elementwise operators, reductions,
+  /// tensor-list operators), or -1.
   std::vector<int64_t> Flops;
   /// An operator's bytes moved at least (inputs read, outputs written) as
   /// its recorded shapes give them (trace::movedBytes), or -1.

@@ -15,6 +15,8 @@
 
 #include "graph/KernelClass.h"
 
+#include "trace/Sizes.h"
+
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
@@ -194,6 +196,16 @@ KernelClass byOperator(const std::string &Op) {
   return KernelClass::other;
 }
 
+/// The innermost framework operator around GPU task \p T's launch call, or
+/// NoTask.
+TaskId launchingOp(const Graph &G, TaskId T) {
+  if (TaskId L = G.Launcher[T]; L != NoTask)
+    for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P])
+      if (G.Kind[P] == TaskKind::CpuOp)
+        return P;
+  return NoTask;
+}
+
 } // namespace
 
 KernelClass graph::classifyKernel(std::string_view Kernel, TaskKind K,
@@ -233,40 +245,55 @@ KernelClass graph::kernelClassOf(const Graph &G, TaskId T) {
     return KernelClass::other;
   // The operator: the innermost framework operator around the launch call.
   std::string_view Op;
-  if (TaskId L = G.Launcher[T]; L != NoTask)
-    for (TaskId P = G.Parent[L]; P != NoTask; P = G.Parent[P])
-      if (G.Kind[P] == TaskKind::CpuOp) {
-        Op = G.name(P);
-        break;
-      }
+  if (TaskId P = launchingOp(G, T); P != NoTask)
+    Op = G.name(P);
   return classifyKernel(G.name(T), G.Kind[T], Op,
                         G.PhaseOf[T] == Phase::Optimizer);
 }
 
 namespace {
 
+/// Whether kernels of class \p C are the work of the operator that launches
+/// them and no other: an elementwise, reduction or optimizer kernel inside
+/// aten::linear or an optimizer step is its aten::add_'s, not the GEMM's.
+bool ownOperatorWork(KernelClass C) {
+  switch (C) {
+  case KernelClass::elementwise:
+  case KernelClass::reduction:
+  case KernelClass::optimizer:
+    return true;
+  case KernelClass::gemm:
+  case KernelClass::conv:
+  case KernelClass::attention:
+  case KernelClass::norm:
+  case KernelClass::softmax:
+  case KernelClass::embedding:
+  case KernelClass::comm:
+  case KernelClass::copy:
+  case KernelClass::memset:
+  case KernelClass::other:
+    return false;
+  }
+  return false;
+}
+
 /// Per task: an operator's \p Column value where it is known (>= 0), and
-/// for each kernel whose class \p Takes accepts, its share of the innermost
-/// operator around its launch that knows it (by measured time among that
-/// operator's accepted kernels); NaN elsewhere.
-template <typename TakesFn>
+/// for each kernel its share of the operator \p OwnerOf gives it (NoTask:
+/// none), by measured time among that operator's kernels; NaN elsewhere.
+template <typename OwnerFn>
 std::vector<double> spreadOverKernels(const Graph &G,
                                       const std::vector<int64_t> &Column,
-                                      TakesFn Takes) {
+                                      OwnerFn OwnerOf) {
   size_t N = G.numTasks();
   std::vector<double> Out(N, std::nan(""));
   llvm::DenseMap<TaskId, std::vector<TaskId>> ByOp;
   for (TaskId T = 0; T < N; ++T) {
     if (G.Kind[T] == TaskKind::CpuOp && Column[T] >= 0)
       Out[T] = static_cast<double>(Column[T]);
-    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask ||
-        !Takes(G, T))
+    if (!G.isGpu(T) || G.isRemoved(T) || G.Launcher[T] == NoTask)
       continue;
-    for (TaskId P = G.Parent[G.Launcher[T]]; P != NoTask; P = G.Parent[P])
-      if (G.Kind[P] == TaskKind::CpuOp && Column[P] >= 0) {
-        ByOp[P].push_back(T);
-        break;
-      }
+    if (TaskId P = OwnerOf(T); P != NoTask)
+      ByOp[P].push_back(T);
   }
   for (auto &[Op, Kernels] : ByOp) {
     double Total = 0;
@@ -283,6 +310,17 @@ std::vector<double> spreadOverKernels(const Graph &G,
   return Out;
 }
 
+/// The innermost operator around \p T's launch whose \p Column is known
+/// and that \p Accepts, or NoTask.
+template <typename AcceptFn>
+TaskId innermostKnown(const Graph &G, const std::vector<int64_t> &Column,
+                      TaskId T, AcceptFn Accepts) {
+  for (TaskId P = G.Parent[G.Launcher[T]]; P != NoTask; P = G.Parent[P])
+    if (G.Kind[P] == TaskKind::CpuOp && Column[P] >= 0 && Accepts(P))
+      return P;
+  return NoTask;
+}
+
 } // namespace
 
 bool graph::carriesFlops(KernelClass C) {
@@ -293,10 +331,10 @@ bool graph::carriesFlops(KernelClass C) {
   case KernelClass::norm:
   case KernelClass::softmax:
   case KernelClass::embedding:
-    return true;
   case KernelClass::elementwise:
   case KernelClass::reduction:
   case KernelClass::optimizer:
+    return true;
   case KernelClass::comm:
   case KernelClass::copy:
   case KernelClass::memset:
@@ -307,14 +345,42 @@ bool graph::carriesFlops(KernelClass C) {
 }
 
 std::vector<double> graph::taskFlops(const Graph &G) {
-  return spreadOverKernels(G, G.Flops, [](const Graph &G, TaskId T) {
-    return carriesFlops(kernelClassOf(G, T));
+  // Whether each operator is sized as elementwise, reduction or list work,
+  // looked up once per operator.
+  llvm::DenseMap<TaskId, bool> Pointwise;
+  auto IsPointwise = [&](TaskId P) {
+    auto [It, New] = Pointwise.try_emplace(P, false);
+    if (New)
+      It->second = trace::isPointwiseWorkOp(G.name(P));
+    return It->second;
+  };
+  return spreadOverKernels(G, G.Flops, [&](TaskId T) -> TaskId {
+    KernelClass C = kernelClassOf(G, T);
+    if (!carriesFlops(C))
+      return NoTask;
+    // Elementwise, reduction and optimizer kernels: their own operator's
+    // work, where it is sized as such (not the GEMM of an aten::addmm that
+    // launched a copy).
+    if (ownOperatorWork(C)) {
+      TaskId P = launchingOp(G, T);
+      return P != NoTask && G.Flops[P] >= 0 && IsPointwise(P) ? P : NoTask;
+    }
+    // The others: the innermost operator of the other families around
+    // their launch (aten::addmm inside aten::linear).
+    return innermostKnown(G, G.Flops, T,
+                          [&](TaskId P) { return !IsPointwise(P); });
   });
 }
 
 std::vector<double> graph::taskMovedBytes(const Graph &G) {
-  return spreadOverKernels(G, G.Moved, [](const Graph &G, TaskId T) {
-    return G.Kind[T] == TaskKind::Kernel;
+  return spreadOverKernels(G, G.Moved, [&](TaskId T) -> TaskId {
+    if (G.Kind[T] != TaskKind::Kernel)
+      return NoTask;
+    if (ownOperatorWork(kernelClassOf(G, T))) {
+      TaskId P = launchingOp(G, T);
+      return P != NoTask && G.Moved[P] >= 0 ? P : NoTask;
+    }
+    return innermostKnown(G, G.Moved, T, [](TaskId) { return true; });
   });
 }
 

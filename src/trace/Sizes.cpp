@@ -237,6 +237,17 @@ inputShapes(std::string_view DimsJson) {
   return Out;
 }
 
+std::optional<std::vector<double>> listElements(std::string_view DimsJson) {
+  auto Dims = readDims(DimsJson);
+  if (!Dims)
+    return std::nullopt;
+  std::vector<double> Out;
+  Out.reserve(Dims->size());
+  for (const InputShape &In : *Dims)
+    Out.push_back(In.Nested ? double(In.Elements) : -1);
+  return Out;
+}
+
 namespace {
 
 /// 2 * Batch * M * K * N, none on overflow or a negative dimension. In
@@ -514,6 +525,36 @@ constexpr SoftmaxOp SoftmaxOps[] = {
 #include "trace/OpWork.def"
 };
 
+enum class Written { Broadcast, InPlace, Overwrite };
+struct PointwiseOp {
+  std::string_view Name;
+  int Flops;
+  Written O;
+  size_t Args;
+};
+constexpr PointwiseOp PointwiseOps[] = {
+#define DD_POINTWISE_OP(Name, Flops, O, Args) {Name, Flops, Written::O, Args},
+#include "trace/OpWork.def"
+};
+struct ReductionOp {
+  std::string_view Name;
+  int Flops;
+  size_t Dim;
+};
+constexpr ReductionOp ReductionOps[] = {
+#define DD_REDUCTION_OP(Name, Flops, Dim) {Name, Flops, Dim},
+#include "trace/OpWork.def"
+};
+struct ListOp {
+  std::string_view Name;
+  int Flops;
+  uint64_t Reads, Writes;
+};
+constexpr ListOp ListOps[] = {
+#define DD_LIST_OP(Name, Flops, Reads, Writes) {Name, Flops, Reads, Writes},
+#include "trace/OpWork.def"
+};
+
 template <typename Entry, size_t N>
 const Entry *lookup(const Entry (&Table)[N], std::string_view Op) {
   for (const Entry &E : Table)
@@ -674,9 +715,123 @@ embeddingWork(std::string_view Op,
   return std::nullopt;
 }
 
+std::optional<OpWork>
+pointwiseWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes) {
+  const PointwiseOp *P = lookup(PointwiseOps, Op);
+  if (!P || Shapes.empty())
+    return std::nullopt;
+  double Elements = 0;
+  uint64_t Unread = 0;
+  switch (P->O) {
+  case Written::Broadcast: {
+    // The out= overload writes the tensor recorded after the arguments.
+    if (Shapes.size() == P->Args + 1 && !Shapes[P->Args].empty() &&
+        P->Args < 64) {
+      const std::vector<int64_t> &Dest = Shapes[P->Args];
+      Elements = product(Dest, 0, Dest.size());
+      Unread = uint64_t(1) << P->Args;
+      break;
+    }
+    // Aligned from the last dimension; a dimension of 1 stretches. Scalars
+    // and 0-d tensors (an empty shape) broadcast to anything.
+    std::vector<int64_t> Shape;
+    for (const std::vector<int64_t> &S : Shapes) {
+      if (S.size() > Shape.size())
+        Shape.insert(Shape.begin(), S.size() - Shape.size(), 1);
+      for (size_t I = 0; I < S.size(); ++I) {
+        int64_t &D = Shape[Shape.size() - S.size() + I];
+        int64_t E = S[I];
+        if (E < 0)
+          return std::nullopt;
+        if (D == 1)
+          D = E;
+        else if (E != 1 && E != D)
+          return std::nullopt;
+      }
+    }
+    Elements = product(Shape, 0, Shape.size());
+    break;
+  }
+  case Written::Overwrite:
+    Unread = 1;
+    [[fallthrough]];
+  case Written::InPlace:
+    Elements = product(Shapes[0], 0, Shapes[0].size());
+    break;
+  }
+  auto W = workOf(double(P->Flops) * Elements, Elements);
+  if (W)
+    W->Unread = Unread;
+  return W;
+}
+
+std::optional<OpWork>
+reductionWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson) {
+  const ReductionOp *R = lookup(ReductionOps, Op);
+  if (!R || Shapes.empty())
+    return std::nullopt;
+  const std::vector<int64_t> &In = Shapes[0];
+  double Elements = product(In, 0, In.size());
+  if (Elements < 0)
+    return std::nullopt;
+  // The dimensions kept; none where all are reduced.
+  std::vector<bool> Reduced(In.size(), true);
+  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  if (Shapes.size() > R->Dim + 1 && R->Dim < Concrete.size() &&
+      !Concrete[R->Dim].empty() && Concrete[R->Dim] != "[]") {
+    // "[-1, -2]", "[0]" or "1": counted from the end where negative.
+    auto Dims = concreteInts(Concrete[R->Dim]);
+    if (!Dims)
+      return std::nullopt;
+    Reduced.assign(In.size(), false);
+    auto Rank = static_cast<int64_t>(In.size());
+    for (int64_t D : *Dims) {
+      int64_t At = D < 0 ? D + Rank : D;
+      if (At < 0 || At >= std::max<int64_t>(Rank, 1))
+        return std::nullopt;
+      if (At < Rank)
+        Reduced[static_cast<size_t>(At)] = true;
+    }
+  }
+  double Kept = 1;
+  for (size_t I = 0; I < In.size(); ++I)
+    if (!Reduced[I])
+      Kept *= double(In[I]);
+  return workOf(double(R->Flops) * Elements, Kept);
+}
+
+std::optional<OpWork> listWork(std::string_view Op,
+                               const std::vector<double> &Lists) {
+  const ListOp *L = lookup(ListOps, Op);
+  if (!L || Lists.empty() || Lists[0] < 0)
+    return std::nullopt;
+  double Out = 0;
+  uint64_t Unread = 0;
+  for (size_t I = 0; I < Lists.size() && I < 64; ++I) {
+    uint64_t Bit = uint64_t(1) << I;
+    if ((L->Writes & Bit) && Lists[I] > 0)
+      Out += Lists[I];
+    if (!(L->Reads & Bit) && Lists[I] >= 0)
+      Unread |= Bit;
+  }
+  auto W = workOf(double(L->Flops) * Lists[0], Out);
+  if (W)
+    W->Unread = Unread;
+  return W;
+}
+
+bool isPointwiseWorkOp(std::string_view Op) {
+  return lookup(PointwiseOps, Op) || lookup(ReductionOps, Op) ||
+         lookup(ListOps, Op);
+}
+
 std::optional<OpWork> opWork(std::string_view Op,
                              const std::vector<std::vector<int64_t>> &Shapes,
-                             std::string_view ConcreteJson) {
+                             std::string_view ConcreteJson,
+                             const std::vector<double> &Lists) {
   if (auto W = matmulWork(Op, Shapes))
     return W;
   if (auto W = convWork(Op, Shapes, ConcreteJson))
@@ -687,7 +842,13 @@ std::optional<OpWork> opWork(std::string_view Op,
     return W;
   if (auto W = softmaxWork(Op, Shapes))
     return W;
-  return embeddingWork(Op, Shapes, ConcreteJson);
+  if (auto W = embeddingWork(Op, Shapes, ConcreteJson))
+    return W;
+  if (auto W = pointwiseWork(Op, Shapes))
+    return W;
+  if (auto W = reductionWork(Op, Shapes, ConcreteJson))
+    return W;
+  return listWork(Op, Lists);
 }
 
 int64_t elementSize(std::string_view TypesJson) {
@@ -737,7 +898,8 @@ movedBytes(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
 }
 
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
-                                        std::string_view TypesJson) {
+                                        std::string_view TypesJson,
+                                        uint64_t Skip) {
   auto Dims = readDims(DimsJson);
   if (!Dims)
     return std::nullopt;
@@ -757,10 +919,13 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
         continue;
       Size = 4;
     }
+    Any = true;
+    // A tensor written, not read (copy_'s destination).
+    if (I < 64 && (Skip >> I & 1))
+      continue;
     if (In.Elements > INT64_MAX / *Size - Total)
       return std::nullopt;
     Total += In.Elements * *Size;
-    Any = true;
   }
   if (!Any)
     return std::nullopt;

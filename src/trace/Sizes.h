@@ -33,17 +33,24 @@ std::optional<int64_t> scalarTypeSize(std::string_view Type);
 /// The total bytes of the tensor inputs described by \p DimsJson ("Input
 /// Dims", e.g. "[[1000, 2048], [], [3]]") and \p TypesJson ("Input type",
 /// may be empty when the trace has no types: elements are then taken as 4
-/// bytes). Inputs whose type is not a tensor type are skipped; 0-d tensors
-/// count one element. None if \p DimsJson cannot be read or describes no
-/// tensor.
+/// bytes). Inputs whose type is not a tensor type are skipped, and those
+/// \p Skip names (bit I: input I, below 64); 0-d tensors count one
+/// element. None if \p DimsJson cannot be read or describes no tensor.
 std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
-                                        std::string_view TypesJson);
+                                        std::string_view TypesJson,
+                                        uint64_t Skip = 0);
 
 /// The shape of each input "Input Dims" describes (\p DimsJson, e.g.
 /// "[[1000, 2048], [], [3]]"): its dimensions, none for a scalar; a tensor
 /// list's shapes are left empty. None if it cannot be read.
 std::optional<std::vector<std::vector<int64_t>>>
 inputShapes(std::string_view DimsJson);
+
+/// The elements of each input's tensor list as "Input Dims" records it
+/// (\p DimsJson: "[[[128, 128], [128]], [], [2]]" gives 16512, -1, -1):
+/// summed over the list, -1 for an input that is not a recorded list. None
+/// if it cannot be read.
+std::optional<std::vector<double>> listElements(std::string_view DimsJson);
 
 /// What an operator computes: its floating-point operations (2 per
 /// multiply-add) and the elements it writes.
@@ -54,6 +61,9 @@ struct OpWork {
   /// embedding reads the rows it looks up, not its whole table); -1 where
   /// it reads them all.
   double InElements = -1;
+  /// The inputs it writes without reading them (bit I: input I; copy_'s
+  /// and fill_'s destination), left out of the bytes it reads.
+  uint64_t Unread = 0;
 };
 /// matmulFlops's and convFlops's work, with the elements written: a
 /// product's Batch x M x N, a convolution's output, a convolution
@@ -97,12 +107,42 @@ embeddingWork(std::string_view Op,
               const std::vector<std::vector<int64_t>> &Shapes,
               std::string_view ConcreteJson);
 
+/// Elementwise operators (DD_POINTWISE_OP in OpWork.def): their FLOPs per
+/// element written times the elements written, the broadcast of their
+/// tensor inputs' shapes or their first input's (in place, and copy_ and
+/// fill_, which do not read it). None where the shapes do not broadcast.
+std::optional<OpWork>
+pointwiseWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes);
+/// Reductions (DD_REDUCTION_OP): FLOPs per element of the input; they
+/// write one element per combination of the dimensions kept, the
+/// dimensions reduced read from \p ConcreteJson where the operator records
+/// them, all of them where it does not (an overload without dim, a trace
+/// without "Concrete Inputs").
+std::optional<OpWork>
+reductionWork(std::string_view Op,
+              const std::vector<std::vector<int64_t>> &Shapes,
+              std::string_view ConcreteJson);
+/// Tensor-list operators (DD_LIST_OP: foreach, fused optimizers, cat),
+/// from the elements of each input's list (\p Lists, listElements): FLOPs
+/// per element of the first list, the lists they write. None where the
+/// first list's shapes are not recorded.
+std::optional<OpWork> listWork(std::string_view Op,
+                               const std::vector<double> &Lists);
+
+/// Whether \p Op is sized as elementwise, reduction or tensor-list work
+/// (the last three tables of OpWork.def): the work of the kernels it
+/// launches itself, not of those of an operator inside it.
+bool isPointwiseWorkOp(std::string_view Op);
+
 /// The work of any operator sized from its shapes: a matrix multiply's, a
-/// convolution's, an attention's, a norm's, a softmax's or an embedding's;
-/// none otherwise.
+/// convolution's, an attention's, a norm's, a softmax's, an embedding's,
+/// an elementwise operator's, a reduction's, or a tensor-list operator's
+/// (from \p Lists, listElements; empty where not read); none otherwise.
 std::optional<OpWork> opWork(std::string_view Op,
                              const std::vector<std::vector<int64_t>> &Shapes,
-                             std::string_view ConcreteJson);
+                             std::string_view ConcreteJson,
+                             const std::vector<double> &Lists = {});
 
 /// The element size of an operator's first typed input ("Input type",
 /// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
@@ -111,9 +151,9 @@ int64_t elementSize(std::string_view TypesJson);
 /// The bytes an operator moves at least: its tensor inputs read
 /// (\p InputBytes, tensorInputBytes; \p Work's InElements instead where it
 /// gives them) and its outputs written, each of
-/// \p ElemSize bytes (its first input's): a matrix multiply's or a
-/// convolution's as \p Work gives them, a reduction's (sum, mean, max, norm,
-/// ...) not counted, any other operator's as large as its largest input.
+/// \p ElemSize bytes (its first input's): as \p Work gives them where
+/// it is known, else a reduction's (max, argmax, var, ...) not counted and
+/// any other operator's as large as its largest input.
 /// None for a negative size or an overflow. Caches and re-reads are not
 /// counted: a lower bound on the traffic.
 std::optional<int64_t>

@@ -1,10 +1,12 @@
 #include "builder/GraphBuilder.h"
+#include "graph/KernelClass.h"
 #include "sim/Simulator.h"
 #include "trace/TraceReader.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -425,4 +427,94 @@ TEST_CASE("traces ddscript cannot replay say why") {
         std::string::npos);
   CHECK(E.find("kernel 'stuck_kernel' on GPU 0 stream 7 lasts 5e+09 s") !=
         std::string::npos);
+}
+
+TEST_CASE("a kernel takes the work of the operator that launched it") {
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 5000);
+  // aten::linear around aten::addmm, which launches its GEMM and a copy of
+  // the bias into the output; then an aten::add_ inside the linear.
+  W.cpu("cpu_op", "aten::linear", 10, 400, 1,
+        R"({"Input Dims": [[32, 2048], [1000, 2048], [1000]], )"
+        R"("Input type": ["float", "float", "float"]})");
+  W.cpu("cpu_op", "aten::addmm", 20, 100, 1,
+        R"({"Input Dims": [[1000], [32, 2048], [2048, 1000], [], []], )"
+        R"("Input type": ["float", "float", "float", "Scalar", "Scalar"]})");
+  W.launch("cudaLaunchKernel", 30, 5,
+           "void at::native::vectorized_elementwise_kernel<4, "
+           "at::native::direct_copy_kernel_cuda>()",
+           100, 10);
+  W.launch("cudaLaunchKernel", 50, 5, "sm90_xmma_gemm_f32f32_tf32f32_f32_tn",
+           120, 90);
+  W.cpu("cpu_op", "aten::add_", 200, 50, 1,
+        R"({"Input Dims": [[32, 1000], [32, 1000], []], )"
+        R"("Input type": ["float", "float", "Scalar"]})");
+  W.launch("cudaLaunchKernel", 210, 5,
+           "void at::native::vectorized_elementwise_kernel<4, "
+           "at::native::CUDAFunctor_add<float>>()",
+           300, 10);
+  // A sized aten::mul around an unsized cast: the cast's kernel is not the
+  // multiply's.
+  W.cpu("cpu_op", "aten::mul", 500, 100, 1,
+        R"({"Input Dims": [[32, 1000], [32, 1000]], )"
+        R"("Input type": ["float", "float"]})");
+  W.cpu("cpu_op", "aten::to", 510, 50, 1, "{}");
+  W.launch("cudaLaunchKernel", 520, 5,
+           "void at::native::unrolled_elementwise_kernel<at::native::"
+           "direct_copy_kernel_cuda>()",
+           600, 10);
+  // The optimizer step: aten::add_ sized (optimizer class, its own
+  // work); a foreach update whose lists are not recorded is not.
+  W.cpu("user_annotation", "Optimizer.step#Adam.step", 1000, 500);
+  W.cpu("cpu_op", "aten::add_", 1010, 50, 1,
+        R"({"Input Dims": [[1000, 2048], [1000, 2048], []], )"
+        R"("Input type": ["float", "float", "Scalar"]})");
+  W.launch("cudaLaunchKernel", 1020, 5,
+           "void at::native::vectorized_elementwise_kernel<4, "
+           "at::native::CUDAFunctor_add<float>>()",
+           1100, 10);
+  W.cpu("cpu_op", "aten::_foreach_add_", 1100, 50, 1,
+        R"({"Input Dims": [[], []], "Input type": ["TensorList", "Scalar"]})");
+  W.launch("cudaLaunchKernel", 1110, 5,
+           "void at::native::multi_tensor_apply_kernel<>()", 1200, 10);
+  Built B = build(W);
+  const Graph &G = B.G;
+  std::vector<double> Flops = taskFlops(G);
+  std::vector<double> Moved = taskMovedBytes(G);
+  auto Kernel = [&](unsigned Nth) {
+    unsigned Seen = 0;
+    for (TaskId T = 0; T < G.numTasks(); ++T)
+      if (G.Kind[T] == TaskKind::Kernel && Seen++ == Nth)
+        return T;
+    FAIL("no kernel " << Nth);
+    return NoTask;
+  };
+  TaskId Copy = Kernel(0), Gemm = Kernel(1), Add = Kernel(2), Cast = Kernel(3),
+         StepAdd = Kernel(4), Foreach = Kernel(5);
+  // addmm's FLOPs, not linear's: the GEMM and the bias copy (a pointwise
+  // kernel of a GEMM operator is classed as its GEMM work) share them by
+  // time, 90 to 10, as before elementwise work was sized.
+  CHECK(kernelClassName(kernelClassOf(G, Gemm)) == "gemm");
+  CHECK(kernelClassName(kernelClassOf(G, Copy)) == "gemm");
+  CHECK(Flops[Gemm] == doctest::Approx(0.9 * 2 * 32 * 2048 * 1000));
+  CHECK(Flops[Copy] + Flops[Gemm] ==
+        doctest::Approx(double(G.Flops[named(G, "aten::addmm")])));
+  CHECK(Moved[Copy] + Moved[Gemm] ==
+        doctest::Approx(double(G.Moved[named(G, "aten::addmm")])));
+  // The add_ inside linear: its own work, 32 x 1000.
+  CHECK(kernelClassName(kernelClassOf(G, Add)) == "elementwise");
+  CHECK(Flops[Add] == doctest::Approx(32.0 * 1000));
+  CHECK(Moved[Add] == doctest::Approx(4.0 * 3 * 32 * 1000));
+  // The cast under aten::to: aten::to records no shapes, and the multiply
+  // around it is not what it did.
+  CHECK(G.Flops[named(G, "aten::mul")] == 32 * 1000);
+  CHECK(std::isnan(Flops[Cast]));
+  CHECK(std::isnan(Moved[Cast]));
+  // In the optimizer step: add_'s kernel is the optimizer's, sized by it;
+  // the foreach kernel is not sized.
+  CHECK(kernelClassName(kernelClassOf(G, StepAdd)) == "optimizer");
+  CHECK(Flops[StepAdd] == doctest::Approx(1000.0 * 2048));
+  CHECK(kernelClassName(kernelClassOf(G, Foreach)) == "optimizer");
+  CHECK(std::isnan(Flops[Foreach]));
+  CHECK(std::isnan(Moved[Foreach]));
 }

@@ -255,9 +255,12 @@ std::optional<int64_t> movedOf(std::string_view Op, std::string_view Dims,
                                std::string_view Concrete = "") {
   auto Shapes = dd::trace::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  auto In = dd::trace::tensorInputBytes(Dims, Types);
+  auto Lists = dd::trace::listElements(Dims);
+  REQUIRE(Lists.has_value());
+  std::optional<dd::trace::OpWork> W =
+      dd::trace::opWork(Op, *Shapes, Concrete, *Lists);
+  auto In = dd::trace::tensorInputBytes(Dims, Types, W ? W->Unread : 0);
   REQUIRE(In.has_value());
-  std::optional<dd::trace::OpWork> W = dd::trace::opWork(Op, *Shapes, Concrete);
   return dd::trace::movedBytes(Op, *Shapes, W, *In,
                                dd::trace::elementSize(Types));
 }
@@ -293,17 +296,23 @@ TEST_CASE("bytes moved: inputs read and outputs written, by hand") {
                 R"(["", "", "", "[0]", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])") ==
         4LL * (64 * 256 * 56 * 56 + 64 * 64 * 56 * 56 + 256 * 64 +
                64 * 64 * 56 * 56 + 256 * 64));
-  // An elementwise operator writes as much as its largest input; a norm
-  // too (its statistics are small).
+  // An elementwise operator writes the broadcast of its inputs; a norm
+  // its input's size (its statistics are small).
   CHECK(movedOf("aten::add", "[[64, 256, 56, 56], [64, 256, 56, 56], []]",
                 R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])") ==
         2LL * 3 * 64 * 256 * 56 * 56);
   CHECK(movedOf("aten::native_layer_norm", "[[8, 512, 768], [], [768], [768], []]",
                 R"(["float", "", "float", "float", "Scalar"])") ==
         4LL * (2 * 8 * 512 * 768 + 2 * 768));
-  // A reduction's output is not counted.
+  // A reduction without "Concrete Inputs" is taken to reduce everything:
+  // one element written.
   CHECK(movedOf("aten::sum", "[[64, 1000], [], [], []]",
-                R"(["float", "ScalarList", "Scalar", ""])") == 4LL * 64 * 1000);
+                R"(["float", "ScalarList", "Scalar", ""])") ==
+        4LL * (64 * 1000 + 1));
+  // One the table does not size (aten::max's values and indices) writes
+  // nothing counted.
+  CHECK(movedOf("aten::max", "[[64, 1000], []]", R"(["float", "Int"])") ==
+        4LL * 64 * 1000);
 }
 
 TEST_CASE("process-group ranks as PyTorch records them") {
@@ -322,7 +331,9 @@ std::optional<int64_t> workFlops(std::string_view Op, std::string_view Dims,
                                  std::string_view Concrete = "") {
   auto Shapes = dd::trace::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  auto W = dd::trace::opWork(Op, *Shapes, Concrete);
+  auto Lists = dd::trace::listElements(Dims);
+  REQUIRE(Lists.has_value());
+  auto W = dd::trace::opWork(Op, *Shapes, Concrete, *Lists);
   return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
 }
 } // namespace
@@ -458,7 +469,9 @@ TEST_CASE("norms' and softmaxes' FLOPs per element") {
   CHECK(workFlops("aten::rms_norm", "[[8, 768], [], [768], []]") ==
         4LL * 8 * 768);
   // Not an operator of these families; a missing input.
-  CHECK_FALSE(workFlops("aten::gelu", "[[32, 128, 3072], []]").has_value());
+  CHECK_FALSE(workFlops("aten::max_pool2d_with_indices",
+                        "[[64, 64, 112, 112], [], [], [], [], []]")
+                  .has_value());
   CHECK_FALSE(
       workFlops("aten::native_layer_norm_backward", "[[8, 768]]").has_value());
 }
@@ -553,4 +566,165 @@ TEST_CASE("embeddings: the rows looked up, not the whole table") {
   CHECK_FALSE(workFlops("aten::embedding_dense_backward",
                         "[[32, 127, 768], [32, 128], [], [], []]", Concrete)
                   .has_value());
+}
+
+TEST_CASE("elementwise FLOPs and bytes, by hand") {
+  // groundtruth/resnet50_baseline (fp32): the residual add in place, the
+  // ReLU as clamp_min_ in place, and ReLU's backward: one FLOP per element
+  // written; add_ reads both inputs and writes the first.
+  const int64_t A = 64LL * 2048 * 7 * 7;
+  const char *AddDims = "[[64, 2048, 7, 7], [64, 2048, 7, 7], []]";
+  const char *AddTypes = R"(["float", "float", "Scalar"])";
+  CHECK(workFlops("aten::add_", AddDims, R"(["", "", "1"])") == A);
+  CHECK(movedOf("aten::add_", AddDims, AddTypes, R"(["", "", "1"])") ==
+        4 * 3 * A);
+  const int64_t C = 64LL * 64 * 112 * 112;
+  CHECK(workFlops("aten::clamp_min_", "[[64, 64, 112, 112], []]") == C);
+  CHECK(movedOf("aten::clamp_min_", "[[64, 64, 112, 112], []]",
+                R"(["float", "Scalar"])", R"(["", "0"])") == 4 * 2 * C);
+  const int64_t T = 64LL * 512 * 14 * 14;
+  CHECK(workFlops("aten::threshold_backward",
+                  "[[64, 512, 14, 14], [64, 512, 14, 14], []]") == T);
+  // tracelens/h100_qwen0.5b_inference: RMS norm's weight (bf16) times the
+  // normalised rows broadcasts to 16 x 559 x 1024; the fp32 rows times
+  // their 16 x 559 x 1 inverse roots too.
+  const int64_t Q = 16LL * 559 * 1024;
+  CHECK(workFlops("aten::mul", "[[1024], [16, 559, 1024]]") == Q);
+  CHECK(movedOf("aten::mul", "[[1024], [16, 559, 1024]]",
+                R"(["c10::BFloat16", "c10::BFloat16"])") == 2 * (1024 + Q + Q));
+  CHECK(movedOf("aten::mul", "[[16, 559, 1024], [16, 559, 1]]",
+                R"(["float", "float"])") == 4 * (Q + 16 * 559 + Q));
+  // Its casts: copy_ reads its source (bf16) and writes its destination
+  // (fp32) without reading it; no FLOPs.
+  CHECK(workFlops("aten::copy_", "[[16, 559, 1024], [16, 559, 1024], []]") ==
+        0);
+  CHECK(movedOf("aten::copy_", "[[16, 559, 1024], [16, 559, 1024], []]",
+                R"(["float", "c10::BFloat16", "Scalar"])",
+                R"(["", "", "False"])") == 2 * Q + 4 * Q);
+  // groundtruth/gpt2_baseline: the logits' gradient zeroed, 4096 x 50257
+  // fp32 written and not read; GPT-2's tanh GELU in pieces.
+  const int64_t Z = 4096LL * 50257;
+  CHECK(movedOf("aten::fill_", "[[4096, 50257], []]", R"(["float", "Scalar"])",
+                R"(["", "0"])") == 4 * Z);
+  CHECK(movedOf("aten::zero_", "[[4096, 50257]]", R"(["float"])") == 4 * Z);
+  const int64_t G = 8LL * 512 * 3072;
+  CHECK(workFlops("aten::tanh", "[[8, 512, 3072]]") == G);
+  CHECK(workFlops("aten::pow", "[[8, 512, 3072], []]", R"(["", "2."])") == G);
+  CHECK(workFlops("aten::tanh_backward", "[[8, 512, 3072], [8, 512, 3072]]") ==
+        3 * G);
+  // groundtruth/bert_baseline: erf GELU (5 per element) and its backward
+  // (11); dropout (2) and its backward, whose mask is read as bytes.
+  CHECK(workFlops("aten::gelu", "[[32, 128, 3072], []]") ==
+        5LL * 32 * 128 * 3072);
+  const int64_t B = 32LL * 128 * 768;
+  CHECK(workFlops("aten::gelu_backward",
+                  "[[32, 128, 768], [32, 128, 768], []]") == 11 * B);
+  CHECK(workFlops("aten::native_dropout", "[[32, 128, 768], [], []]",
+                  R"(["", "0.10000000000000001", "True"])") == 2 * B);
+  CHECK(movedOf("aten::native_dropout_backward",
+                "[[32, 128, 768], [32, 128, 768], []]",
+                R"(["float", "bool", "Scalar"])",
+                R"(["", "", "1.1111111111111112"])") == 4 * B + B + 4 * B);
+  // kineto/resnet50_v100_workers0's older PyTorch: relu_ calls
+  // clamp_min(self, min, out=self), its destination recorded after the
+  // arguments; written, not read.
+  const int64_t R = 32LL * 64 * 112 * 112;
+  const char *Out = "[[32, 64, 112, 112], [], [32, 64, 112, 112]]";
+  CHECK(workFlops("aten::clamp_min", Out) == R);
+  CHECK(movedOf("aten::clamp_min", Out, R"(["float", "Int", "float"])") ==
+        4 * 2 * R);
+  // Inputs that do not broadcast are not sized.
+  CHECK_FALSE(workFlops("aten::add", "[[32, 1000], [999]]").has_value());
+}
+
+TEST_CASE("Adam without foreach: its elementwise steps, by hand") {
+  // groundtruth/gpt2_baseline's Adam step on the 50257 x 768 word
+  // embeddings (fp32): the moments by lerp_ and addcmul_ (3 FLOPs per
+  // element), the step size a 0-d double tensor (8 bytes) in mul_.
+  const int64_t N = 50257LL * 768;
+  const char *Two = "[[50257, 768], [50257, 768], []]";
+  CHECK(workFlops("aten::lerp_", Two) == 3 * N);
+  CHECK(movedOf("aten::lerp_", Two, R"(["float", "float", "Scalar"])") ==
+        4 * 3 * N);
+  const char *Three = "[[50257, 768], [50257, 768], [50257, 768], []]";
+  CHECK(workFlops("aten::addcmul_", Three) == 3 * N);
+  CHECK(workFlops("aten::addcdiv_", Three) == 3 * N);
+  CHECK(movedOf("aten::addcdiv_", Three,
+                R"(["float", "float", "float", "Scalar"])") == 4 * 4 * N);
+  CHECK(workFlops("aten::sqrt", "[[50257, 768]]") == N);
+  CHECK(workFlops("aten::mul_", "[[50257, 768], []]") == N);
+  CHECK(movedOf("aten::mul_", "[[50257, 768], []]", R"(["float", "double"])") ==
+        4 * N + 8 + 4 * N);
+}
+
+TEST_CASE("reductions: the dimensions kept from Concrete Inputs") {
+  // groundtruth/resnet50_baseline: global average pooling as a mean over
+  // the last two dimensions, keepdim: 64 x 2048 written.
+  const int64_t In = 64LL * 2048 * 7 * 7;
+  const char *Dims = "[[64, 2048, 7, 7], [], [], []]";
+  const char *Types = R"(["float", "ScalarList", "Scalar", ""])";
+  const char *Concrete = R"(["", "[-1, -2]", "True", ""])";
+  CHECK(workFlops("aten::mean", Dims, Concrete) == In);
+  CHECK(movedOf("aten::mean", Dims, Types, Concrete) == 4 * (In + 64 * 2048));
+  // The classifier's bias gradient: a sum over the batch, 1000 written.
+  CHECK(movedOf("aten::sum", "[[64, 1000], [], [], []]", Types,
+                R"(["", "[0]", "True", ""])") == 4LL * (64 * 1000 + 1000));
+  // tracelens/h100_qwen0.5b_inference: RMS norm's mean of squares over
+  // the hidden size, one per token.
+  CHECK(movedOf("aten::mean", "[[16, 559, 1024], [], [], []]", Types,
+                R"(["", "[-1]", "True", ""])") ==
+        4LL * (16 * 559 * 1024 + 16 * 559));
+  // A norm: 2 FLOPs per element. The overload (self, p, dtype) has no dim
+  // and reduces everything.
+  CHECK(workFlops("aten::linalg_vector_norm", "[[4096, 768], [], [], [], []]",
+                  R"(["", "2", "", "False", ""])") == 2LL * 4096 * 768);
+  CHECK(movedOf("aten::norm", "[[768], [], []]",
+                R"(["float", "Scalar", "Scalar"])",
+                R"(["", "2", "6"])") == 4LL * (768 + 1));
+  // A dimension out of range is not sized.
+  CHECK_FALSE(workFlops("aten::sum", "[[64, 1000], [], [], []]",
+                        R"(["", "[2]", "False", ""])")
+                  .has_value());
+}
+
+TEST_CASE("tensor-list operators: sized where the lists are recorded") {
+  // hta/mi250_rocm_minitoy_train: SGD's foreach update of a 128 x 128
+  // weight and its 128 bias, the lists recorded (fp32 taken: the trace
+  // types a list as "TensorList").
+  const int64_t P = 128LL * 128 + 128;
+  const char *Dims = "[[[128, 128], [128]], [[128, 128], [128]], []]";
+  const char *Types = R"(["TensorList", "TensorList", "Scalar"])";
+  CHECK(workFlops("aten::_foreach_add_", Dims, R"(["", "", "-0.001"])") == P);
+  CHECK(movedOf("aten::_foreach_add_", Dims, Types) == 4 * 3 * P);
+  // groundtruth/gpt2_fused_adam (torch 2.11) records each list as an empty
+  // shape: not sized.
+  const char *Unrecorded = "[[], [], [], [], [], [], [], [], [], [], [], [], "
+                           "[], [], []]";
+  CHECK_FALSE(workFlops("aten::_fused_adam_", Unrecorded).has_value());
+  CHECK_FALSE(workFlops("aten::_foreach_add_", "[[], []]").has_value());
+  // Fused Adam with its lists recorded: 13 FLOPs per parameter element;
+  // parameters, gradients, both moments and the 0-d steps read, the
+  // parameters and moments written (max_exp_avg_sqs empty without
+  // amsgrad).
+  const char *Adam = "[[[10], [20]], [[10], [20]], [[10], [20]], "
+                     "[[10], [20]], [], [[], []], [], [], [], [], [], [], "
+                     "[], [], []]";
+  CHECK(workFlops("aten::_fused_adam_", Adam) == 13 * 30);
+  CHECK(workFlops("aten::_fused_adamw_", Adam) == 14 * 30);
+  CHECK(
+      movedOf(
+          "aten::_fused_adam_", Adam,
+          R"(["TensorList", "TensorList", "TensorList", "TensorList", "TensorList", "TensorList", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar", "", ""])") ==
+      4 * (4 * 30 + 2) + 4 * 3 * 30);
+  // groundtruth/gpt2_baseline: cat of query, key and value, no FLOPs; the
+  // three read and one of their total size written.
+  const int64_t Q = 8LL * 512 * 768;
+  const char *Cat = "[[[8, 512, 768], [8, 512, 768], [8, 512, 768]], []]";
+  CHECK(workFlops("aten::cat", Cat, R"(["", "2"])") == 0);
+  CHECK(movedOf("aten::cat", Cat, R"(["TensorList", "Scalar"])",
+                R"(["", "2"])") == 4 * 2 * 3 * Q);
+  // Lists as listElements reads them: a tensor's shape is no list.
+  auto L = dd::trace::listElements("[[[128, 128], [128]], [4, 5], []]");
+  REQUIRE(L.has_value());
+  CHECK(*L == std::vector<double>{16512, -1, -1});
 }
