@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <queue>
 
 using namespace dd;
@@ -69,6 +70,23 @@ private:
   // Collectives: how many live members of each have yet to arrive.
   std::vector<uint32_t> Missing;
   void arrive(TaskId T, int64_t Time);
+
+  // Collectives on resources that choose (a model's channels): one order on
+  // every rank, as a communicator's. The first member a resource dispatches
+  // commits its collective; each resource then dispatches its members of
+  // committed collectives in commit order, before anything else, waiting
+  // for one that is not ready yet. Without it, each rank's channel could
+  // pick its own collective among the ready ones and hold it while the
+  // others hold theirs.
+  std::vector<bool> Committed;              ///< per collective
+  std::vector<std::deque<TaskId>> Commits;  ///< per resource, in commit order
+  std::vector<uint8_t> Queued;              ///< per task: 1 queued, 2 dispatched
+  bool isChosenMember(TaskId T) const {
+    return !R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u &&
+           !isProgram(T);
+  }
+  void commit(uint32_t C, int64_t Now);
+  void begin(TaskId T, int64_t Now);
 
   bool isProgram(TaskId T) const {
     return Order[G.Res[T]] == Ordering::Program;
@@ -148,6 +166,8 @@ void Engine::process(uint32_t Point, int64_t Now) {
                      ? Policy->Priority[T]
                      : 0;
   Queues[G.Res[T]].push({Prio, Ready[Point], T});
+  if (!Queued.empty())
+    Queued[T] = 1;
   Heap.push({Now, 1, Seq++, G.Res[T]});
 }
 
@@ -171,20 +191,57 @@ void Engine::arrive(TaskId T, int64_t Time) {
   }
 }
 
-void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
-  if (Busy[Res] || Queues[Res].empty())
-    return;
-  Waiting W = Queues[Res].top();
-  Queues[Res].pop();
+void Engine::commit(uint32_t C, int64_t Now) {
+  Committed[C] = true;
+  for (TaskId M : G.collectiveMembers(C))
+    if (R.CollectiveOf[M] == C && !isProgram(M) && Queued[M] != 2) {
+      Commits[G.Res[M]].push_back(M);
+      Heap.push({Now, 1, Seq++, G.Res[M]});
+    }
+}
+
+/// \p T leaves its resource's queue and runs there (a collective member:
+/// arrives, holding the resource while it waits for the other members, as
+/// a communication kernel holds its stream).
+void Engine::begin(TaskId T, int64_t Now) {
+  graph::ResourceId Res = G.Res[T];
   Busy[Res] = true;
-  if (Now > Ready[2 * W.Task])
-    R.StartBy[W.Task] = BindDispatch;
-  // A collective member holds its resource from dispatch while it waits for
-  // the other members, as a communication kernel holds its stream.
-  if (!R.CollectiveOf.empty() && R.CollectiveOf[W.Task] != ~0u)
-    arrive(W.Task, std::max(Now, Ready[2 * W.Task]));
+  if (!Queued.empty())
+    Queued[T] = 2;
+  if (Now > Ready[2 * T])
+    R.StartBy[T] = BindDispatch;
+  if (!R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u)
+    arrive(T, std::max(Now, Ready[2 * T]));
   else
-    startTask(W.Task, std::max(Now, Ready[2 * W.Task]));
+    startTask(T, std::max(Now, Ready[2 * T]));
+}
+
+void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
+  if (Busy[Res])
+    return;
+  auto &Q = Queues[Res];
+  // Members dispatched ahead of their turn (committed) are left in the
+  // queue: dropped here.
+  while (!Q.empty() && !Queued.empty() && Queued[Q.top().Task] == 2)
+    Q.pop();
+  if (!Commits.empty() && !Commits[Res].empty()) {
+    TaskId Head = Commits[Res].front();
+    if (Queued[Head] != 1)
+      return; // the resource waits for it
+    Commits[Res].pop_front();
+    begin(Head, Now);
+    return;
+  }
+  if (Q.empty())
+    return;
+  Waiting W = Q.top();
+  Q.pop();
+  if (!Committed.empty() && isChosenMember(W.Task)) {
+    uint32_t C = R.CollectiveOf[W.Task];
+    Queued[W.Task] = 2; // not committed again on its own resource
+    commit(C, Now);
+  }
+  begin(W.Task, Now);
 }
 
 llvm::Expected<SimResult> Engine::run() {
@@ -242,6 +299,11 @@ llvm::Expected<SimResult> Engine::run() {
   // negative ones are within the bound checked above.
   if (Until < MaxTime)
     Limit = Until - Negative;
+  if (G.numCollectives() && Dynamic) {
+    Committed.assign(G.numCollectives(), false);
+    Commits.resize(G.Resources.size());
+    Queued.assign(N, 0);
+  }
   if (G.numCollectives()) {
     R.CollectiveOf.assign(N, ~0u);
     Missing.assign(G.numCollectives(), 0);

@@ -274,6 +274,49 @@ TEST_CASE("a collective member on a channel holds it while it waits") {
   CHECK(R.Start[NextA] == 45); // the channel was held until the transfer ended
 }
 
+TEST_CASE("collectives on channels that choose run in one order on every "
+          "rank") {
+  // Two ranks, two collectives X and Y on each rank's channel. Rank 0 has
+  // its part of X ready first, rank 1 its part of Y. By priority (Y before
+  // X) each channel alone would take what it has and hold it for the other
+  // rank, which holds the other collective: neither could start. The first
+  // member dispatched (rank 0's X, at 10) commits X: rank 1's channel runs
+  // its X next, waiting for it, then Y, as a communicator's one order.
+  MiniGraph M;
+  ResourceId A = M.thread("rank 0"), B = M.thread("rank 1");
+  ResourceId NetA = M.channel("rank 0 net"), NetB = M.channel("rank 1 net");
+  TaskId A1 = M.task(A, "a1", 10), A2 = M.task(A, "a2", 20);
+  TaskId B1 = M.task(B, "b1", 12), B2 = M.task(B, "b2", 30);
+  TaskId XA = M.task(NetA, "x", 5, 0, TaskKind::Comm);
+  TaskId YA = M.task(NetA, "y", 5, 0, TaskKind::Comm);
+  TaskId YB = M.task(NetB, "y", 5, 0, TaskKind::Comm);
+  TaskId XB = M.task(NetB, "x", 5, 0, TaskKind::Comm);
+  M.edge(A1, XA, Anchor::EndToStart, 0, EdgeKind::Launch); // ready at 10
+  M.edge(A2, YA, Anchor::EndToStart, 0, EdgeKind::Launch); // at 30
+  M.edge(B1, YB, Anchor::EndToStart, 0, EdgeKind::Launch); // at 12
+  M.edge(B2, XB, Anchor::EndToStart, 0, EdgeKind::Launch); // at 42
+  M.G.addCollective({XA, XB});
+  M.G.addCollective({YA, YB});
+  SchedulePolicy P;
+  P.ResourceOrder = {Ordering::Program, Ordering::Program, Ordering::Priority,
+                     Ordering::Priority};
+  P.Priority.assign(M.G.numTasks(), 0);
+  P.Priority[YA] = P.Priority[YB] = 1;
+  P.Priority[XA] = P.Priority[XB] = 2;
+  SimResult R = run(M.G, &P);
+  // X: rank 1's part is ready at 42; both start then, rank 1's channel
+  // having waited for it although its Y was ready at 12.
+  CHECK(R.Start[XA] == 42);
+  CHECK(R.Start[XB] == 42);
+  CHECK(R.Start[YB] == 47);
+  CHECK(R.Start[YA] == 47);
+  // Fifo channels keep the same one order.
+  P.ResourceOrder[NetA] = P.ResourceOrder[NetB] = Ordering::Fifo;
+  SimResult F = run(M.G, &P);
+  CHECK(F.Start[XB] == 42);
+  CHECK(F.Start[YB] == 47);
+}
+
 namespace {
 /// Every point \p Stopped holds is timed as in \p Whole, and every point at
 /// or before \p Until is there.
