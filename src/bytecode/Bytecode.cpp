@@ -81,6 +81,64 @@ std::vector<std::string> bc::memberNames(TypeKind Owner) {
   return Out;
 }
 
+namespace {
+/// The distinct member names (in first-appearance order of Members.def)
+/// and, per owner and name, the member: built once.
+struct MemberNames {
+  std::vector<const char *> Names;
+  std::vector<int32_t> ByOwner; // [owner * Names.size() + name]: id or -1
+  MemberNames() {
+    constexpr unsigned N = static_cast<unsigned>(MemberId::NumMembers);
+    std::vector<uint16_t> NameOf(N);
+    for (unsigned I = 0; I < N; ++I) {
+      auto It = std::find_if(Names.begin(), Names.end(), [&](const char *S) {
+        return std::string_view(S) == MemberTable[I].Name;
+      });
+      NameOf[I] = static_cast<uint16_t>(It - Names.begin());
+      if (It == Names.end())
+        Names.push_back(MemberTable[I].Name);
+    }
+    size_t Owners = static_cast<size_t>(TypeKind::NumTypes);
+    ByOwner.assign(Owners * Names.size(), -1);
+    for (unsigned I = 0; I < N; ++I)
+      ByOwner[static_cast<size_t>(MemberTable[I].Owner) * Names.size() +
+              NameOf[I]] = static_cast<int32_t>(I);
+  }
+};
+const MemberNames &memberNamesTable() {
+  static const MemberNames T;
+  return T;
+}
+} // namespace
+
+std::optional<uint16_t> bc::memberNameId(std::string_view Name) {
+  const MemberNames &T = memberNamesTable();
+  for (size_t I = 0; I < T.Names.size(); ++I)
+    if (Name == T.Names[I])
+      return static_cast<uint16_t>(I);
+  return std::nullopt;
+}
+
+const char *bc::memberNameText(uint16_t NameId) {
+  const MemberNames &T = memberNamesTable();
+  return NameId < T.Names.size() ? T.Names[NameId] : "?";
+}
+
+std::optional<MemberId> bc::memberOf(TypeKind Owner, uint16_t NameId) {
+  const MemberNames &T = memberNamesTable();
+  if (NameId >= T.Names.size())
+    return std::nullopt;
+  int32_t Id = T.ByOwner[static_cast<size_t>(Owner) * T.Names.size() + NameId];
+  if (Id < 0)
+    return std::nullopt;
+  return static_cast<MemberId>(Id);
+}
+
+std::vector<std::string> bc::allMemberNames() {
+  const MemberNames &T = memberNamesTable();
+  return {T.Names.begin(), T.Names.end()};
+}
+
 const BuiltinInfo &bc::builtinInfo(BuiltinId B) {
   return BuiltinTable[static_cast<unsigned>(B)];
 }

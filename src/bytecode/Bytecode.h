@@ -80,6 +80,15 @@ const MemberInfo &memberInfo(MemberId M);
 std::optional<MemberId> lookupMember(TypeKind Owner, std::string_view Name);
 /// Member names of \p Owner, for suggestions.
 std::vector<std::string> memberNames(TypeKind Owner);
+/// Member names as the compiler encodes them (GetMember's operand): one id
+/// per distinct name in Members.def, whatever its owners. None for a name
+/// no kind of value has.
+std::optional<uint16_t> memberNameId(std::string_view Name);
+const char *memberNameText(uint16_t NameId);
+/// The member named \p NameId of \p Owner: one table lookup, no strings.
+std::optional<MemberId> memberOf(TypeKind Owner, uint16_t NameId);
+/// Every member name, for suggestions where the owner is not known.
+std::vector<std::string> allMemberNames();
 
 enum class BuiltinId : uint16_t {
 #define DD_BUILTIN(Name, Min, Max, Params, Result) Name,

@@ -112,8 +112,10 @@ std::string bc::disassemble(const Program &P, const SourceManager *SM) {
           Ops += fmt::format(" {}", V);
       }
       std::string Note;
-      if ((Op == Opcode::Const || Op == Opcode::GetMember ||
-           Op == Opcode::Channel) &&
+      if (Op == Opcode::GetMember)
+        Note = std::string("  ; .") +
+               memberNameText(static_cast<uint16_t>(readOperand(F, Pc, 0)));
+      else if ((Op == Opcode::Const || Op == Opcode::Channel) &&
           readOperand(F, Pc, 0) < static_cast<int64_t>(F.Constants.size()))
         Note = "  ; " + constantText(F.Constants[readOperand(F, Pc, 0)]);
       else if ((Op == Opcode::LoadGlobal || Op == Opcode::StoreGlobal) &&

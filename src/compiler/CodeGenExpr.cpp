@@ -189,7 +189,8 @@ void CodeGen::expr(ast::Expr *E) {
     expr(M->Object);
     mark(M->FieldRange);
     op(Opcode::GetMember);
-    u16(constString(M->Field, M->FieldRange), M->FieldRange);
+    // Sema refused names no kind of value has.
+    u16(bc::memberNameId(M->Field).value_or(0), M->FieldRange);
     return;
   }
   case ast::NodeKind::Call:

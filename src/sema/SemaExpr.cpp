@@ -175,8 +175,18 @@ Ty SemaImpl::member(ast::Member *M, bool Called) {
     }
   }
   Ty Obj = expr(M->Object);
-  if (Obj.any())
+  if (Obj.any()) {
+    // Known only when the program runs; but no value of any kind has a
+    // member that Members.def does not name.
+    if (!bc::memberNameId(M->Field)) {
+      std::string Msg = "no value has a member '" + M->Field + "'";
+      std::string Best = closestMatch(M->Field, bc::allMemberNames());
+      if (!Best.empty())
+        Msg += "; did you mean '" + Best + "'?";
+      Diags.error(M->FieldRange, Msg);
+    }
     return {};
+  }
   TypeKind Owner = Obj.K;
   if (Owner == TypeKind::Range)
     Owner = TypeKind::List;

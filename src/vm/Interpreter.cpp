@@ -461,9 +461,8 @@ void Interpreter::opIndex(const Cursor &) {
   push(index(A, K));
 }
 void Interpreter::opGetMember(const Cursor &C) {
-  const Value &Name = Constants[Frames.back().Fn][C.u16(0)];
   Value Obj = pop();
-  push(member(Obj, Name.as<StringObj>()->S));
+  push(member(Obj, C.u16(0)));
 }
 
 void Interpreter::opCall(const Cursor &C) {

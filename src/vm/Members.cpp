@@ -132,11 +132,12 @@ struct TaskMembers {
 
 } // namespace
 
-Value Interpreter::member(const Value &Obj, const std::string &Name) {
+Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   auto Owner = ownerOf(Obj.kind());
   std::optional<MemberId> Id;
   if (Owner)
-    Id = bc::lookupMember(*Owner, Name);
+    Id = bc::memberOf(*Owner, NameId);
+  const char *Name = bc::memberNameText(NameId);
   if (!Id)
     fail(describeValue(Obj) + " has no member '" + Name + "'");
   const bc::MemberInfo &Info = bc::memberInfo(*Id);
@@ -312,7 +313,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     // As inOrder's stable sort by order key would put them: the first is
     // the lowest key (lowest id among equals), the last the highest key
     // (highest id among equals).
-    const llvm::BitVector &B = toSet(Obj, Name.c_str());
+    const llvm::BitVector &B = toSet(Obj, Name);
     bool First = *Id == MemberId::Set_first;
     TaskId Best = NoTask;
     for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
@@ -328,7 +329,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Set_duration:
   case MemberId::Set_measured:
   case MemberId::Set_bytes: {
-    const llvm::BitVector &B = toSet(Obj, Name.c_str());
+    const llvm::BitVector &B = toSet(Obj, Name);
     double Sum = 0;
     for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
       auto T = static_cast<TaskId>(I);
@@ -351,7 +352,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::Set_parents:
   case MemberId::Set_preds:
   case MemberId::Set_succs: {
-    llvm::BitVector In = toSet(Obj, Name.c_str()), Out = emptySet();
+    llvm::BitVector In = toSet(Obj, Name), Out = emptySet();
     for (TaskId T : inOrder(In)) {
       TaskMembers M{*this, G, T};
       switch (*Id) {
@@ -378,7 +379,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
     std::vector<Value> Items;
     llvm::BitVector Seen(*Id == MemberId::Set_layers ? G.Layers.size()
                                                      : G.Iterations.size());
-    for (TaskId T : inOrder(toSet(Obj, Name.c_str()))) {
+    for (TaskId T : inOrder(toSet(Obj, Name))) {
       if (*Id == MemberId::Set_tasks) {
         Items.push_back(Value::id(VKind::Task, T));
       } else if (*Id == MemberId::Set_layers) {
@@ -526,7 +527,7 @@ Value Interpreter::member(const Value &Obj, const std::string &Name) {
   case MemberId::String_count:
     return Plain(static_cast<double>(Obj.as<StringObj>()->S.size()));
   default:
-    fail("internal error: member '" + Name + "' not implemented");
+    fail(std::string("internal error: member '") + Name + "' not implemented");
   }
 }
 

@@ -93,7 +93,8 @@ public:
   const std::regex &regexOf(const Value &Pattern);
 
   // Members and builtins (Members.cpp, Builtins.cpp).
-  Value member(const Value &Obj, const std::string &Name);
+  /// Member \p NameId (bc::memberNameId) of \p Obj.
+  Value member(const Value &Obj, uint16_t NameId);
   /// A member of a device value: \p Id 0 the traced GPU, else entry Id - 1
   /// of the GPU catalogue.
   Value deviceMember(uint32_t Id, bc::MemberId M);
