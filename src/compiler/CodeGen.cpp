@@ -198,8 +198,8 @@ void CodeGen::block(const ast::Block &B) {
 }
 
 void CodeGen::stmt(ast::Stmt *S) {
-  switch (S->Kind) {
-  case ast::NodeKind::ParamStmt: {
+  switch (S->kind()) {
+  case ast::StmtKind::ParamStmt: {
     auto *Pm = cast<ast::ParamStmt>(S);
     expr(Pm->Default);
     uint32_t Index = 0;
@@ -211,21 +211,21 @@ void CodeGen::stmt(ast::Stmt *S) {
     u16(Index, Pm->Range);
     return;
   }
-  case ast::NodeKind::ImportStmt:
+  case ast::StmtKind::ImportStmt:
     return; // imported modules run first, in InitOrder
-  case ast::NodeKind::LetStmt: {
+  case ast::StmtKind::LetStmt: {
     auto *L = cast<ast::LetStmt>(S);
     expr(L->Value);
     store(L->Target, L->NameRange);
     return;
   }
-  case ast::NodeKind::AssignStmt: {
+  case ast::StmtKind::AssignStmt: {
     auto *A = cast<ast::AssignStmt>(S);
     expr(A->Value);
     store(A->Target->Res, A->Target->Range);
     return;
   }
-  case ast::NodeKind::IfStmt: {
+  case ast::StmtKind::IfStmt: {
     auto *I = cast<ast::IfStmt>(S);
     expr(I->Cond);
     mark(I->Cond->Range);
@@ -241,7 +241,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     patch(End);
     return;
   }
-  case ast::NodeKind::ForStmt: {
+  case ast::StmtKind::ForStmt: {
     auto *F = cast<ast::ForStmt>(S);
     expr(F->Iterable);
     mark(F->Iterable->Range);
@@ -259,17 +259,17 @@ void CodeGen::stmt(ast::Stmt *S) {
     Loops.pop_back();
     return;
   }
-  case ast::NodeKind::BreakStmt:
+  case ast::StmtKind::BreakStmt:
     mark(S->Range);
     leaveTries(Loops.back().Tries);
     Loops.back().Breaks.push_back(jump(Opcode::Jump));
     return;
-  case ast::NodeKind::ContinueStmt:
+  case ast::StmtKind::ContinueStmt:
     mark(S->Range);
     leaveTries(Loops.back().Tries);
     loop(Opcode::Jump, Loops.back().Top);
     return;
-  case ast::NodeKind::TryStmt:
+  case ast::StmtKind::TryStmt:
     mark(S->Range);
     op(Opcode::TryBegin);
     ++Tries;
@@ -277,10 +277,10 @@ void CodeGen::stmt(ast::Stmt *S) {
     --Tries;
     op(Opcode::TryEnd);
     return;
-  case ast::NodeKind::FnStmt:
+  case ast::StmtKind::FnStmt:
     function(cast<ast::FnStmt>(S));
     return;
-  case ast::NodeKind::ReturnStmt: {
+  case ast::StmtKind::ReturnStmt: {
     auto *R = cast<ast::ReturnStmt>(S);
     if (R->Value)
       expr(R->Value);
@@ -290,7 +290,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     op(Opcode::Return);
     return;
   }
-  case ast::NodeKind::ScaleStmt: {
+  case ast::StmtKind::ScaleStmt: {
     auto *Sc = cast<ast::ScaleStmt>(S);
     expr(Sc->Target);
     expr(Sc->Amount);
@@ -299,12 +299,12 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(Sc->To ? 2 : Sc->Shrink ? 1 : 0);
     return;
   }
-  case ast::NodeKind::RemoveStmt:
+  case ast::StmtKind::RemoveStmt:
     expr(cast<ast::RemoveStmt>(S)->Target);
     mark(S->Range);
     op(Opcode::Remove);
     return;
-  case ast::NodeKind::ResizeStmt: {
+  case ast::StmtKind::ResizeStmt: {
     auto *Rs = cast<ast::ResizeStmt>(S);
     expr(Rs->Target);
     expr(Rs->Amount);
@@ -313,7 +313,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(Rs->To ? 1 : 0);
     return;
   }
-  case ast::NodeKind::FreeStmt: {
+  case ast::StmtKind::FreeStmt: {
     auto *F = cast<ast::FreeStmt>(S);
     expr(F->Target);
     expr(F->At);
@@ -327,7 +327,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(Bits);
     return;
   }
-  case ast::NodeKind::OffloadStmt: {
+  case ast::StmtKind::OffloadStmt: {
     auto *O = cast<ast::OffloadStmt>(S);
     expr(O->Target);
     expr(O->After);
@@ -348,7 +348,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(Bits);
     return;
   }
-  case ast::NodeKind::DependStmt: {
+  case ast::StmtKind::DependStmt: {
     auto *D = cast<ast::DependStmt>(S);
     expr(D->Waiter);
     expr(D->On);
@@ -356,7 +356,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     op(Opcode::Depend);
     return;
   }
-  case ast::NodeKind::ScheduleStmt: {
+  case ast::StmtKind::ScheduleStmt: {
     auto *Sc = cast<ast::ScheduleStmt>(S);
     if (Sc->Priority)
       expr(Sc->Priority);
@@ -366,7 +366,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(Sc->Priority ? 0 : Sc->Policy == "fifo" ? 1 : 2);
     return;
   }
-  case ast::NodeKind::PrintStmt: {
+  case ast::StmtKind::PrintStmt: {
     auto *Pr = cast<ast::PrintStmt>(S);
     for (ast::Expr *E : Pr->Args)
       expr(E);
@@ -375,7 +375,7 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(static_cast<unsigned>(Pr->Args.size()));
     return;
   }
-  case ast::NodeKind::AssertStmt: {
+  case ast::StmtKind::AssertStmt: {
     auto *A = cast<ast::AssertStmt>(S);
     expr(A->Cond);
     if (A->Message)
@@ -385,13 +385,12 @@ void CodeGen::stmt(ast::Stmt *S) {
     u8(A->Message ? 1 : 0);
     return;
   }
-  case ast::NodeKind::ExprStmt:
+  case ast::StmtKind::ExprStmt:
     expr(cast<ast::ExprStmt>(S)->E);
     op(Opcode::Pop);
     return;
-  default:
-    Diags.error(S->Range, "internal error: cannot compile this statement");
   }
+  Diags.error(S->Range, "internal error: cannot compile this statement");
 }
 
 void CodeGen::moduleInit(const sema::ModuleInfo &M) {

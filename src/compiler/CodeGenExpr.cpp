@@ -119,30 +119,30 @@ void CodeGen::alloc(ast::Alloc *A) {
 }
 
 void CodeGen::expr(ast::Expr *E) {
-  switch (E->Kind) {
-  case ast::NodeKind::NumberLit: {
+  switch (E->kind()) {
+  case ast::ExprKind::NumberLit: {
     auto *N = cast<ast::NumberLit>(E);
     op(Opcode::Const);
     u16(constNumber(N->Value, N->D, E->Range), E->Range);
     return;
   }
-  case ast::NodeKind::StringLit:
+  case ast::ExprKind::StringLit:
     op(Opcode::Const);
     u16(constString(cast<ast::StringLit>(E)->Value, E->Range), E->Range);
     return;
-  case ast::NodeKind::RegexLit:
+  case ast::ExprKind::RegexLit:
     op(Opcode::Const);
     u16(constString(cast<ast::RegexLit>(E)->Pattern, E->Range,
                     bc::Constant::Regex),
         E->Range);
     return;
-  case ast::NodeKind::BoolLit:
+  case ast::ExprKind::BoolLit:
     op(cast<ast::BoolLit>(E)->Value ? Opcode::PushTrue : Opcode::PushFalse);
     return;
-  case ast::NodeKind::NoneLit:
+  case ast::ExprKind::NoneLit:
     op(Opcode::PushNone);
     return;
-  case ast::NodeKind::ListLit: {
+  case ast::ExprKind::ListLit: {
     auto *L = cast<ast::ListLit>(E);
     for (ast::Expr *X : L->Elements)
       expr(X);
@@ -150,7 +150,7 @@ void CodeGen::expr(ast::Expr *E) {
     u16(static_cast<unsigned>(L->Elements.size()), E->Range);
     return;
   }
-  case ast::NodeKind::Name: {
+  case ast::ExprKind::Name: {
     auto *N = cast<ast::Name>(E);
     if (N->Res.K == ast::Resolution::Builtin) {
       if (N->Res.Index >= BuiltinValueBase) {
@@ -180,7 +180,7 @@ void CodeGen::expr(ast::Expr *E) {
     load(N->Res, E->Range);
     return;
   }
-  case ast::NodeKind::Member: {
+  case ast::ExprKind::Member: {
     auto *M = cast<ast::Member>(E);
     if (M->Res.K == ast::Resolution::Global) {
       load(M->Res, E->Range);
@@ -193,10 +193,10 @@ void CodeGen::expr(ast::Expr *E) {
     u16(bc::memberNameId(M->Field).value_or(0), M->FieldRange);
     return;
   }
-  case ast::NodeKind::Call:
+  case ast::ExprKind::Call:
     call(cast<ast::Call>(E));
     return;
-  case ast::NodeKind::Slice: {
+  case ast::ExprKind::Slice: {
     auto *Sl = cast<ast::Slice>(E);
     expr(Sl->Object);
     for (ast::Expr *Bound : {Sl->Lo, Sl->Hi}) {
@@ -209,7 +209,7 @@ void CodeGen::expr(ast::Expr *E) {
     op(Opcode::Slice);
     return;
   }
-  case ast::NodeKind::Index: {
+  case ast::ExprKind::Index: {
     auto *I = cast<ast::Index>(E);
     expr(I->Object);
     expr(I->Key);
@@ -217,17 +217,17 @@ void CodeGen::expr(ast::Expr *E) {
     op(Opcode::Index);
     return;
   }
-  case ast::NodeKind::Unary: {
+  case ast::ExprKind::Unary: {
     auto *U = cast<ast::Unary>(E);
     expr(U->Operand);
     mark(E->Range);
     op(U->Op == ast::UnaryOp::Not ? Opcode::Not : Opcode::Neg);
     return;
   }
-  case ast::NodeKind::Binary:
+  case ast::ExprKind::Binary:
     binary(cast<ast::Binary>(E));
     return;
-  case ast::NodeKind::Range: {
+  case ast::ExprKind::Range: {
     auto *R = cast<ast::Range>(E);
     expr(R->Lo);
     expr(R->Hi);
@@ -235,25 +235,24 @@ void CodeGen::expr(ast::Expr *E) {
     op(Opcode::MakeRange);
     return;
   }
-  case ast::NodeKind::Lambda:
+  case ast::ExprKind::Lambda:
     lambda(cast<ast::Lambda>(E));
     return;
-  case ast::NodeKind::Select:
+  case ast::ExprKind::Select:
     select(cast<ast::Select>(E));
     return;
-  case ast::NodeKind::Insert:
+  case ast::ExprKind::Insert:
     insert(cast<ast::Insert>(E));
     return;
-  case ast::NodeKind::Alloc:
+  case ast::ExprKind::Alloc:
     alloc(cast<ast::Alloc>(E));
     return;
-  case ast::NodeKind::Channel:
+  case ast::ExprKind::Channel:
     mark(E->Range);
     op(Opcode::Channel);
     u16(constString(cast<ast::Channel>(E)->ChannelName, E->Range), E->Range);
     return;
-  default:
-    Diags.error(E->Range, "internal error: cannot compile this expression");
-    op(Opcode::PushNone);
   }
+  Diags.error(E->Range, "internal error: cannot compile this expression");
+  op(Opcode::PushNone);
 }

@@ -27,19 +27,19 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     B.Captures.push_back(E);
     return add(B.Program, {FilterOp::Capture, 0, Index, 0});
   }
-  switch (E->Kind) {
-  case ast::NodeKind::Name:
+  switch (E->kind()) {
+  case ast::ExprKind::Name:
     return add(B.Program, {FilterOp::Prop,
                            static_cast<uint16_t>(cast<ast::Name>(E)->Res.Index),
                            0, 0});
-  case ast::NodeKind::Member: {
+  case ast::ExprKind::Member: {
     auto *M = cast<ast::Member>(E);
     auto Id = bc::lookupMember(bc::TypeKind::Layer, M->Field);
     return add(B.Program, {FilterOp::LayerProp,
                            static_cast<uint16_t>(Id ? *Id : bc::MemberId{}), 0,
                            0});
   }
-  case ast::NodeKind::Unary: {
+  case ast::ExprKind::Unary: {
     auto *U = cast<ast::Unary>(E);
     if (U->Op == ast::UnaryOp::Not)
       return add(B.Program, {FilterOp::Not, 0, filterMask(B, U->Operand), 0});
@@ -50,7 +50,7 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     return add(B.Program, {FilterOp::Arith, 1, ZeroNode,
                            filterNode(B, U->Operand)});
   }
-  case ast::NodeKind::Binary: {
+  case ast::ExprKind::Binary: {
     auto *Bi = cast<ast::Binary>(E);
     switch (Bi->Op) {
     case BinaryOp::And:
@@ -99,7 +99,23 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     }
     break;
   }
-  default:
+  // Sema lets no other expression that mentions a task property into a
+  // predicate (SemaImpl::predicate).
+  case ast::ExprKind::NumberLit:
+  case ast::ExprKind::StringLit:
+  case ast::ExprKind::RegexLit:
+  case ast::ExprKind::BoolLit:
+  case ast::ExprKind::NoneLit:
+  case ast::ExprKind::ListLit:
+  case ast::ExprKind::Call:
+  case ast::ExprKind::Index:
+  case ast::ExprKind::Slice:
+  case ast::ExprKind::Range:
+  case ast::ExprKind::Lambda:
+  case ast::ExprKind::Select:
+  case ast::ExprKind::Insert:
+  case ast::ExprKind::Alloc:
+  case ast::ExprKind::Channel:
     break;
   }
   Diags.error(E->Range, "internal error: predicate not compiled");

@@ -238,8 +238,8 @@ void SemaImpl::scaleStmt(ast::ScaleStmt *S) {
 }
 
 void SemaImpl::stmt(ast::Stmt *S) {
-  switch (S->Kind) {
-  case ast::NodeKind::ParamStmt: {
+  switch (S->kind()) {
+  case ast::StmtKind::ParamStmt: {
     auto *P = cast<ast::ParamStmt>(S);
     Ty T = expr(P->Default);
     if (!atModuleLevel()) {
@@ -263,7 +263,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
     Out.Params.push_back(P);
     return;
   }
-  case ast::NodeKind::ImportStmt: {
+  case ast::StmtKind::ImportStmt: {
     auto *I = cast<ast::ImportStmt>(S);
     if (!atModuleLevel()) {
       Diags.error(I->Range, "'import' belongs at the top level of a model");
@@ -280,7 +280,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
     Imports[I->Alias] = I->Loaded;
     return;
   }
-  case ast::NodeKind::LetStmt: {
+  case ast::StmtKind::LetStmt: {
     auto *L = cast<ast::LetStmt>(S);
     Ty T = expr(L->Value);
     // "let x = none" is a placeholder for a value assigned later.
@@ -302,7 +302,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
     declareLocal(L->Name, Sym);
     return;
   }
-  case ast::NodeKind::AssignStmt: {
+  case ast::StmtKind::AssignStmt: {
     auto *A = cast<ast::AssignStmt>(S);
     Ty T = expr(A->Value);
     ast::Resolution Res;
@@ -341,7 +341,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
     (void)T;
     return;
   }
-  case ast::NodeKind::IfStmt: {
+  case ast::StmtKind::IfStmt: {
     auto *I = cast<ast::IfStmt>(S);
     expr(I->Cond);
     block(I->Then);
@@ -349,7 +349,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
       block(I->Else);
     return;
   }
-  case ast::NodeKind::ForStmt: {
+  case ast::StmtKind::ForStmt: {
     auto *Fo = cast<ast::ForStmt>(S);
     Ty T = expr(Fo->Iterable);
     if (!T.any() && !T.is(TypeKind::List) && !T.is(TypeKind::Set) &&
@@ -380,11 +380,11 @@ void SemaImpl::stmt(ast::Stmt *S) {
     popBlock();
     return;
   }
-  case ast::NodeKind::TryStmt:
+  case ast::StmtKind::TryStmt:
     block(cast<ast::TryStmt>(S)->Body);
     return;
-  case ast::NodeKind::BreakStmt:
-  case ast::NodeKind::ContinueStmt:
+  case ast::StmtKind::BreakStmt:
+  case ast::StmtKind::ContinueStmt:
     if (!F->LoopDepth)
       Diags.error(S->Range, std::string("'") +
                                 (cast<ast::LoopJumpStmt>(S)->isBreak()
@@ -392,7 +392,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
                                      : "continue") +
                                 "' outside a loop");
     return;
-  case ast::NodeKind::FnStmt: {
+  case ast::StmtKind::FnStmt: {
     auto *Fn = cast<ast::FnStmt>(S);
     if (atModuleLevel()) {
       Fn->Target = Globals[Fn->Name].Res;
@@ -410,7 +410,7 @@ void SemaImpl::stmt(ast::Stmt *S) {
     fnBody(Fn);
     return;
   }
-  case ast::NodeKind::ReturnStmt: {
+  case ast::StmtKind::ReturnStmt: {
     auto *R = cast<ast::ReturnStmt>(S);
     if (R->Value)
       expr(R->Value);
@@ -418,30 +418,30 @@ void SemaImpl::stmt(ast::Stmt *S) {
       Diags.error(R->Range, "'return' outside a function");
     return;
   }
-  case ast::NodeKind::ScaleStmt:
+  case ast::StmtKind::ScaleStmt:
     scaleStmt(cast<ast::ScaleStmt>(S));
     return;
-  case ast::NodeKind::RemoveStmt: {
+  case ast::StmtKind::RemoveStmt: {
     auto *R = cast<ast::RemoveStmt>(S);
     expectSetLike(R->Target, expr(R->Target), "remove");
     return;
   }
-  case ast::NodeKind::ResizeStmt:
+  case ast::StmtKind::ResizeStmt:
     resizeStmt(cast<ast::ResizeStmt>(S));
     return;
-  case ast::NodeKind::FreeStmt:
+  case ast::StmtKind::FreeStmt:
     freeStmt(cast<ast::FreeStmt>(S));
     return;
-  case ast::NodeKind::OffloadStmt:
+  case ast::StmtKind::OffloadStmt:
     offloadStmt(cast<ast::OffloadStmt>(S));
     return;
-  case ast::NodeKind::DependStmt: {
+  case ast::StmtKind::DependStmt: {
     auto *D = cast<ast::DependStmt>(S);
     expectSetLike(D->Waiter, expr(D->Waiter), "depend");
     expectSetLike(D->On, expr(D->On), "depend ... on");
     return;
   }
-  case ast::NodeKind::ScheduleStmt: {
+  case ast::StmtKind::ScheduleStmt: {
     auto *Sc = cast<ast::ScheduleStmt>(S);
     Ty R = expr(Sc->Resource);
     if (!R.any() && !R.is(TypeKind::Resource))
@@ -461,18 +461,18 @@ void SemaImpl::stmt(ast::Stmt *S) {
     }
     return;
   }
-  case ast::NodeKind::PrintStmt:
+  case ast::StmtKind::PrintStmt:
     for (ast::Expr *E : cast<ast::PrintStmt>(S)->Args)
       expr(E);
     return;
-  case ast::NodeKind::AssertStmt: {
+  case ast::StmtKind::AssertStmt: {
     auto *A = cast<ast::AssertStmt>(S);
     expr(A->Cond);
     if (A->Message)
       expr(A->Message);
     return;
   }
-  case ast::NodeKind::ExprStmt: {
+  case ast::StmtKind::ExprStmt: {
     auto *E = cast<ast::ExprStmt>(S);
     expr(E->E);
     if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E) &&
@@ -480,8 +480,6 @@ void SemaImpl::stmt(ast::Stmt *S) {
       Diags.warning(E->E->Range, "this expression's value is not used");
     return;
   }
-  default:
-    Diags.error(S->Range, "internal error: unknown statement");
   }
 }
 

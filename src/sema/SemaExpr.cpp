@@ -546,32 +546,32 @@ Ty SemaImpl::insert(ast::Insert *I) {
 }
 
 Ty SemaImpl::expr(ast::Expr *E) {
-  switch (E->Kind) {
-  case ast::NodeKind::NumberLit:
+  switch (E->kind()) {
+  case ast::ExprKind::NumberLit:
     return Ty::number(cast<ast::NumberLit>(E)->D);
-  case ast::NodeKind::StringLit:
+  case ast::ExprKind::StringLit:
     return Ty::of(TypeKind::String);
-  case ast::NodeKind::RegexLit: {
+  case ast::ExprKind::RegexLit: {
     auto *R = cast<ast::RegexLit>(E);
     if (auto Problem = regexProblem(R->Pattern))
       Diags.error(R->Range, "invalid regex: " + *Problem);
     return Ty::of(TypeKind::Regex);
   }
-  case ast::NodeKind::BoolLit:
+  case ast::ExprKind::BoolLit:
     return Ty::of(TypeKind::Bool);
-  case ast::NodeKind::NoneLit:
+  case ast::ExprKind::NoneLit:
     return Ty::of(TypeKind::None);
-  case ast::NodeKind::ListLit:
+  case ast::ExprKind::ListLit:
     for (ast::Expr *X : cast<ast::ListLit>(E)->Elements)
       expr(X);
     return Ty::of(TypeKind::List);
-  case ast::NodeKind::Name:
+  case ast::ExprKind::Name:
     return name(cast<ast::Name>(E));
-  case ast::NodeKind::Member:
+  case ast::ExprKind::Member:
     return member(cast<ast::Member>(E), false);
-  case ast::NodeKind::Call:
+  case ast::ExprKind::Call:
     return call(cast<ast::Call>(E));
-  case ast::NodeKind::Slice: {
+  case ast::ExprKind::Slice: {
     auto *Sl = cast<ast::Slice>(E);
     Ty O = expr(Sl->Object);
     if (!O.any() && !O.is(TypeKind::List) && !O.is(TypeKind::String) &&
@@ -589,7 +589,7 @@ Ty SemaImpl::expr(ast::Expr *E) {
     }
     return O;
   }
-  case ast::NodeKind::Index: {
+  case ast::ExprKind::Index: {
     auto *I = cast<ast::Index>(E);
     Ty O = expr(I->Object);
     Ty K = expr(I->Key);
@@ -601,7 +601,7 @@ Ty SemaImpl::expr(ast::Expr *E) {
                                      describe(K));
     return O.is(TypeKind::String) ? O : Ty{};
   }
-  case ast::NodeKind::Unary: {
+  case ast::ExprKind::Unary: {
     auto *U = cast<ast::Unary>(E);
     Ty T = expr(U->Operand);
     if (U->Op == ast::UnaryOp::Not)
@@ -610,9 +610,9 @@ Ty SemaImpl::expr(ast::Expr *E) {
       Diags.error(U->Range, "cannot negate " + describe(T));
     return T;
   }
-  case ast::NodeKind::Binary:
+  case ast::ExprKind::Binary:
     return binary(cast<ast::Binary>(E));
-  case ast::NodeKind::Range: {
+  case ast::ExprKind::Range: {
     auto *R = cast<ast::Range>(E);
     for (ast::Expr *X : {R->Lo, R->Hi}) {
       Ty T = expr(X);
@@ -622,18 +622,17 @@ Ty SemaImpl::expr(ast::Expr *E) {
     }
     return Ty::of(TypeKind::Range);
   }
-  case ast::NodeKind::Lambda:
+  case ast::ExprKind::Lambda:
     return lambda(cast<ast::Lambda>(E));
-  case ast::NodeKind::Select:
+  case ast::ExprKind::Select:
     return select(cast<ast::Select>(E));
-  case ast::NodeKind::Insert:
+  case ast::ExprKind::Insert:
     return insert(cast<ast::Insert>(E));
-  case ast::NodeKind::Alloc:
+  case ast::ExprKind::Alloc:
     return alloc(cast<ast::Alloc>(E));
-  case ast::NodeKind::Channel:
+  case ast::ExprKind::Channel:
     return Ty::of(TypeKind::Resource);
-  default:
-    Diags.error(E->Range, "internal error: unknown expression");
-    return {};
   }
+  Diags.error(E->Range, "internal error: unknown expression");
+  return {};
 }

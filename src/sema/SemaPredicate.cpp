@@ -75,10 +75,10 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     return PredShape::Invalid;
   };
   auto Operand = [&](ast::Expr *X) { return predicate(X); };
-  switch (E->Kind) {
-  case ast::NodeKind::Name:
+  switch (E->kind()) {
+  case ast::ExprKind::Name:
     return PredShape::Column;
-  case ast::NodeKind::Member: {
+  case ast::ExprKind::Member: {
     auto *M = cast<ast::Member>(E);
     auto *N = dyn_cast<ast::Name>(M->Object);
     if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
@@ -86,7 +86,7 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
       return PredShape::Column;
     return Unsupported(E, "'." + M->Field + "' of a task property");
   }
-  case ast::NodeKind::Unary: {
+  case ast::ExprKind::Unary: {
     auto *U = cast<ast::Unary>(E);
     PredShape S = Operand(U->Operand);
     if (S == PredShape::Invalid)
@@ -97,7 +97,7 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
       return Unsupported(E, "negating a condition");
     return PredShape::Column;
   }
-  case ast::NodeKind::Binary: {
+  case ast::ExprKind::Binary: {
     auto *B = cast<ast::Binary>(E);
     switch (B->Op) {
     case BinaryOp::And:
@@ -152,15 +152,29 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
                                 "' on task properties");
     }
   }
-  case ast::NodeKind::Call:
+  case ast::ExprKind::Call:
     return Unsupported(E, "a call that depends on the task");
-  case ast::NodeKind::Index:
+  case ast::ExprKind::Index:
     return Unsupported(E, "indexing with a task property");
-  case ast::NodeKind::Slice:
+  case ast::ExprKind::Slice:
     return Unsupported(E, "slicing with a task property");
-  default:
+  // A list or a range of task properties; the others mention none
+  // (mentionsTaskProperty), so they are captured above.
+  case ast::ExprKind::ListLit:
+  case ast::ExprKind::Range:
+  case ast::ExprKind::NumberLit:
+  case ast::ExprKind::StringLit:
+  case ast::ExprKind::RegexLit:
+  case ast::ExprKind::BoolLit:
+  case ast::ExprKind::NoneLit:
+  case ast::ExprKind::Lambda:
+  case ast::ExprKind::Select:
+  case ast::ExprKind::Insert:
+  case ast::ExprKind::Alloc:
+  case ast::ExprKind::Channel:
     return Unsupported(E, "this expression");
   }
+  return Unsupported(E, "this expression");
 }
 
 Ty SemaImpl::select(ast::Select *S) {

@@ -40,27 +40,27 @@ struct Dumper {
       Out += "_";
       return;
     }
-    switch (E->Kind) {
-    case NodeKind::NumberLit: {
+    switch (E->kind()) {
+    case ExprKind::NumberLit: {
       auto *N = llvm::cast<NumberLit>(E);
       Out += fmt::format("{}", N->Value);
       if (!N->D.plain())
         Out += ":" + dimName(N->D);
       return;
     }
-    case NodeKind::StringLit:
+    case ExprKind::StringLit:
       Out += "\"" + llvm::cast<StringLit>(E)->Value + "\"";
       return;
-    case NodeKind::RegexLit:
+    case ExprKind::RegexLit:
       Out += "/" + llvm::cast<RegexLit>(E)->Pattern + "/";
       return;
-    case NodeKind::BoolLit:
+    case ExprKind::BoolLit:
       Out += llvm::cast<BoolLit>(E)->Value ? "true" : "false";
       return;
-    case NodeKind::NoneLit:
+    case ExprKind::NoneLit:
       Out += "none";
       return;
-    case NodeKind::ListLit: {
+    case ExprKind::ListLit: {
       Out += "[";
       bool First = true;
       for (const Expr *X : llvm::cast<ListLit>(E)->Elements) {
@@ -72,17 +72,17 @@ struct Dumper {
       Out += "]";
       return;
     }
-    case NodeKind::Name:
+    case ExprKind::Name:
       Out += llvm::cast<Name>(E)->Ident;
       return;
-    case NodeKind::Member: {
+    case ExprKind::Member: {
       auto *M = llvm::cast<Member>(E);
       Out += "(. ";
       expr(M->Object);
       Out += " " + M->Field + ")";
       return;
     }
-    case NodeKind::Call: {
+    case ExprKind::Call: {
       auto *C = llvm::cast<Call>(E);
       Out += "(call ";
       expr(C->Callee);
@@ -95,7 +95,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Slice: {
+    case ExprKind::Slice: {
       auto *Sl = llvm::cast<Slice>(E);
       Out += "(slice ";
       expr(Sl->Object);
@@ -106,7 +106,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Index: {
+    case ExprKind::Index: {
       auto *I = llvm::cast<Index>(E);
       Out += "(index ";
       expr(I->Object);
@@ -115,14 +115,14 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Unary: {
+    case ExprKind::Unary: {
       auto *U = llvm::cast<Unary>(E);
       Out += U->Op == UnaryOp::Not ? "(not " : "(neg ";
       expr(U->Operand);
       Out += ")";
       return;
     }
-    case NodeKind::Binary: {
+    case ExprKind::Binary: {
       auto *B = llvm::cast<Binary>(E);
       Out += "(";
       Out += binaryOpSpelling(B->Op);
@@ -133,7 +133,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Range: {
+    case ExprKind::Range: {
       auto *R = llvm::cast<Range>(E);
       Out += "(.. ";
       expr(R->Lo);
@@ -142,7 +142,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Lambda: {
+    case ExprKind::Lambda: {
       auto *L = llvm::cast<Lambda>(E);
       Out += "(lambda (";
       for (size_t I = 0; I < L->Params.size(); ++I)
@@ -152,7 +152,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Select: {
+    case ExprKind::Select: {
       auto *S = llvm::cast<Select>(E);
       Out += "(select";
       for (const std::string &K : S->Kinds)
@@ -164,7 +164,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Insert: {
+    case ExprKind::Insert: {
       auto *I = llvm::cast<Insert>(E);
       Out += "(insert " + I->TaskKind + " \"" + I->TaskName + "\"";
       auto Clause = [&](const char *N, const Expr *X) {
@@ -181,7 +181,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Alloc: {
+    case ExprKind::Alloc: {
       auto *A = llvm::cast<Alloc>(E);
       Out += "(alloc ";
       expr(A->Size);
@@ -198,12 +198,11 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::Channel:
+    case ExprKind::Channel:
       Out += "(channel \"" + llvm::cast<Channel>(E)->ChannelName + "\")";
       return;
-    default:
-      Out += "?";
     }
+    Out += "?";
   }
 
   void block(const Block &B) {
@@ -216,8 +215,8 @@ struct Dumper {
   }
 
   void stmt(const Stmt *S) {
-    switch (S->Kind) {
-    case NodeKind::ParamStmt: {
+    switch (S->kind()) {
+    case StmtKind::ParamStmt: {
       auto *P = llvm::cast<ParamStmt>(S);
       Out += "(param " + P->Name + " ";
       expr(P->Default);
@@ -226,27 +225,27 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::ImportStmt: {
+    case StmtKind::ImportStmt: {
       auto *I = llvm::cast<ImportStmt>(S);
       Out += "(import " + std::string(I->IsPath ? "\"" : "") + I->Module +
              (I->IsPath ? "\"" : "") + " as " + I->Alias + ")";
       return;
     }
-    case NodeKind::LetStmt: {
+    case StmtKind::LetStmt: {
       auto *L = llvm::cast<LetStmt>(S);
       Out += "(let " + L->Name + " ";
       expr(L->Value);
       Out += ")";
       return;
     }
-    case NodeKind::AssignStmt: {
+    case StmtKind::AssignStmt: {
       auto *A = llvm::cast<AssignStmt>(S);
       Out += "(= " + A->Target->Ident + " ";
       expr(A->Value);
       Out += ")";
       return;
     }
-    case NodeKind::IfStmt: {
+    case StmtKind::IfStmt: {
       auto *I = llvm::cast<IfStmt>(S);
       Out += "(if ";
       expr(I->Cond);
@@ -259,7 +258,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::ForStmt: {
+    case StmtKind::ForStmt: {
       auto *F = llvm::cast<ForStmt>(S);
       Out += "(for " + F->Var + " ";
       expr(F->Iterable);
@@ -268,18 +267,18 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::BreakStmt:
+    case StmtKind::BreakStmt:
       Out += "(break)";
       return;
-    case NodeKind::ContinueStmt:
+    case StmtKind::ContinueStmt:
       Out += "(continue)";
       return;
-    case NodeKind::TryStmt:
+    case StmtKind::TryStmt:
       Out += "(try ";
       block(llvm::cast<TryStmt>(S)->Body);
       Out += ")";
       return;
-    case NodeKind::FnStmt: {
+    case StmtKind::FnStmt: {
       auto *F = llvm::cast<FnStmt>(S);
       Out += "(fn " + F->Name + " (";
       for (size_t I = 0; I < F->Params.size(); ++I) {
@@ -294,12 +293,12 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::ReturnStmt:
+    case StmtKind::ReturnStmt:
       Out += "(return ";
       expr(llvm::cast<ReturnStmt>(S)->Value);
       Out += ")";
       return;
-    case NodeKind::ScaleStmt: {
+    case StmtKind::ScaleStmt: {
       auto *Sc = llvm::cast<ScaleStmt>(S);
       Out += std::string("(") + (Sc->Shrink ? "shrink " : "scale ");
       expr(Sc->Target);
@@ -308,12 +307,12 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::RemoveStmt:
+    case StmtKind::RemoveStmt:
       Out += "(remove ";
       expr(llvm::cast<RemoveStmt>(S)->Target);
       Out += ")";
       return;
-    case NodeKind::ResizeStmt: {
+    case StmtKind::ResizeStmt: {
       auto *Rs = llvm::cast<ResizeStmt>(S);
       Out += "(resize ";
       expr(Rs->Target);
@@ -322,7 +321,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::FreeStmt: {
+    case StmtKind::FreeStmt: {
       auto *F = llvm::cast<FreeStmt>(S);
       Out += "(free ";
       expr(F->Target);
@@ -335,7 +334,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::OffloadStmt: {
+    case StmtKind::OffloadStmt: {
       auto *O = llvm::cast<OffloadStmt>(S);
       Out += "(offload ";
       expr(O->Target);
@@ -356,7 +355,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::DependStmt: {
+    case StmtKind::DependStmt: {
       auto *D = llvm::cast<DependStmt>(S);
       Out += "(depend ";
       expr(D->Waiter);
@@ -365,7 +364,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::ScheduleStmt: {
+    case StmtKind::ScheduleStmt: {
       auto *Sc = llvm::cast<ScheduleStmt>(S);
       Out += "(schedule ";
       expr(Sc->Resource);
@@ -378,7 +377,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::PrintStmt: {
+    case StmtKind::PrintStmt: {
       Out += "(print";
       for (const Expr *E : llvm::cast<PrintStmt>(S)->Args) {
         Out += " ";
@@ -387,7 +386,7 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::AssertStmt: {
+    case StmtKind::AssertStmt: {
       auto *A = llvm::cast<AssertStmt>(S);
       Out += "(assert ";
       expr(A->Cond);
@@ -398,12 +397,11 @@ struct Dumper {
       Out += ")";
       return;
     }
-    case NodeKind::ExprStmt:
+    case StmtKind::ExprStmt:
       expr(llvm::cast<ExprStmt>(S)->E);
       return;
-    default:
-      Out += "?";
     }
+    Out += "?";
   }
 };
 
@@ -412,29 +410,29 @@ struct Dumper {
 bool ast::mentionsTaskProperty(const Expr *E) {
   if (!E)
     return false;
-  switch (E->Kind) {
-  case NodeKind::Name:
+  switch (E->kind()) {
+  case ExprKind::Name:
     return cast<Name>(E)->Res.K == Resolution::Property;
-  case NodeKind::Member:
+  case ExprKind::Member:
     return mentionsTaskProperty(cast<Member>(E)->Object);
-  case NodeKind::Unary:
+  case ExprKind::Unary:
     return mentionsTaskProperty(cast<Unary>(E)->Operand);
-  case NodeKind::Binary:
+  case ExprKind::Binary:
     return mentionsTaskProperty(cast<Binary>(E)->Lhs) ||
            mentionsTaskProperty(cast<Binary>(E)->Rhs);
-  case NodeKind::Range:
+  case ExprKind::Range:
     return mentionsTaskProperty(cast<Range>(E)->Lo) ||
            mentionsTaskProperty(cast<Range>(E)->Hi);
-  case NodeKind::Slice: {
+  case ExprKind::Slice: {
     const auto *Sl = cast<Slice>(E);
     return mentionsTaskProperty(Sl->Object) ||
            (Sl->Lo && mentionsTaskProperty(Sl->Lo)) ||
            (Sl->Hi && mentionsTaskProperty(Sl->Hi));
   }
-  case NodeKind::Index:
+  case ExprKind::Index:
     return mentionsTaskProperty(cast<Index>(E)->Object) ||
            mentionsTaskProperty(cast<Index>(E)->Key);
-  case NodeKind::Call: {
+  case ExprKind::Call: {
     const auto *C = cast<Call>(E);
     if (mentionsTaskProperty(C->Callee))
       return true;
@@ -443,14 +441,27 @@ bool ast::mentionsTaskProperty(const Expr *E) {
         return true;
     return false;
   }
-  case NodeKind::ListLit:
+  case ExprKind::ListLit:
     for (const Expr *X : cast<ListLit>(E)->Elements)
       if (mentionsTaskProperty(X))
         return true;
     return false;
-  default:
+  // Literals name no property; a lambda's body is a function of its own
+  // (a property there is the task it is called with); select, insert,
+  // alloc and channel are not per-task values.
+  case ExprKind::NumberLit:
+  case ExprKind::StringLit:
+  case ExprKind::RegexLit:
+  case ExprKind::BoolLit:
+  case ExprKind::NoneLit:
+  case ExprKind::Lambda:
+  case ExprKind::Select:
+  case ExprKind::Insert:
+  case ExprKind::Alloc:
+  case ExprKind::Channel:
     return false;
   }
+  return false;
 }
 
 std::string ast::dump(const Module &M) {

@@ -20,50 +20,27 @@
 
 namespace dd::ast {
 
+/// Every node kind, expressions first (AstNodes.def).
 enum class NodeKind : uint8_t {
-  // Expressions.
-  NumberLit,
-  StringLit,
-  RegexLit,
-  BoolLit,
-  NoneLit,
-  ListLit,
-  Name,
-  Member,
-  Call,
-  Index,
-  Slice,
-  Unary,
-  Binary,
-  Range,
-  Lambda,
-  Select,
-  Insert,
-  Alloc,
-  Channel,
-  // Statements.
-  ParamStmt,
-  ImportStmt,
-  LetStmt,
-  AssignStmt,
-  IfStmt,
-  ForStmt,
-  BreakStmt,
-  ContinueStmt,
-  TryStmt,
-  FnStmt,
-  ReturnStmt,
-  ScaleStmt,
-  RemoveStmt,
-  ResizeStmt,
-  FreeStmt,
-  OffloadStmt,
-  DependStmt,
-  ScheduleStmt,
-  PrintStmt,
-  AssertStmt,
-  ExprStmt,
+#define DD_EXPR(Name) Name,
+#define DD_STMT(Name) Name,
+#include "syntax/AstNodes.def"
 };
+/// The expression kinds alone, in NodeKind's order and values: switch over
+/// Expr::kind() to handle every expression, without `default:`.
+enum class ExprKind : uint8_t {
+#define DD_EXPR(Name) Name,
+#include "syntax/AstNodes.def"
+};
+/// The statement kinds alone (Stmt::kind()), in NodeKind's order.
+enum class StmtKind : uint8_t {
+#define DD_STMT(Name) Name,
+#include "syntax/AstNodes.def"
+};
+constexpr unsigned NumExprKinds = 0
+#define DD_EXPR(Name) +1
+#include "syntax/AstNodes.def"
+    ;
 
 struct Node {
   NodeKind Kind;
@@ -76,7 +53,10 @@ struct Node {
 
 struct Expr : Node {
   using Node::Node;
-  static bool classof(const Node *N) { return N->Kind <= NodeKind::Channel; }
+  ExprKind kind() const { return static_cast<ExprKind>(Kind); }
+  static bool classof(const Node *N) {
+    return static_cast<unsigned>(N->Kind) < NumExprKinds;
+  }
 };
 
 struct NumberLit : Expr {
@@ -301,7 +281,12 @@ struct Channel : Expr {
 
 struct Stmt : Node {
   using Node::Node;
-  static bool classof(const Node *N) { return N->Kind >= NodeKind::ParamStmt; }
+  StmtKind kind() const {
+    return static_cast<StmtKind>(static_cast<unsigned>(Kind) - NumExprKinds);
+  }
+  static bool classof(const Node *N) {
+    return static_cast<unsigned>(N->Kind) >= NumExprKinds;
+  }
 };
 
 struct Block {
