@@ -197,198 +197,234 @@ void CodeGen::block(const ast::Block &B) {
     stmt(S);
 }
 
+void CodeGen::paramStmt(ast::ParamStmt *Pm) {
+  expr(Pm->Default);
+  uint32_t Index = 0;
+  for (; Index < P.Params.size(); ++Index)
+    if (P.Params[Index].Name == Pm->Name)
+      break;
+  mark(Pm->Range);
+  op(Opcode::Param);
+  u16(Index, Pm->Range);
+}
+
+void CodeGen::importStmt(ast::ImportStmt *S) {
+  // Nothing here: imported modules run first, in InitOrder.
+}
+
+void CodeGen::letStmt(ast::LetStmt *L) {
+  expr(L->Value);
+  store(L->Target, L->NameRange);
+}
+
+void CodeGen::assignStmt(ast::AssignStmt *A) {
+  expr(A->Value);
+  store(A->Target->Res, A->Target->Range);
+}
+
+void CodeGen::ifStmt(ast::IfStmt *I) {
+  expr(I->Cond);
+  mark(I->Cond->Range);
+  uint32_t Else = jump(Opcode::JumpIfFalse);
+  block(I->Then);
+  if (!I->HasElse) {
+    patch(Else);
+    return;
+  }
+  uint32_t End = jump(Opcode::Jump);
+  patch(Else);
+  block(I->Else);
+  patch(End);
+}
+
+void CodeGen::forStmt(ast::ForStmt *F) {
+  expr(F->Iterable);
+  mark(F->Iterable->Range);
+  op(Opcode::IterInit);
+  u16(F->IterSlot, F->Range);
+  uint32_t Top = pc();
+  uint32_t Exit = jump(Opcode::IterNext, static_cast<int>(F->IterSlot));
+  store(F->VarSlot, F->VarRange);
+  Loops.push_back({Top, {}, Tries});
+  block(F->Body);
+  loop(Opcode::Jump, Top);
+  patch(Exit);
+  for (uint32_t Break : Loops.back().Breaks)
+    patch(Break);
+  Loops.pop_back();
+}
+
+void CodeGen::breakStmt(ast::LoopJumpStmt *S) {
+  mark(S->Range);
+  leaveTries(Loops.back().Tries);
+  Loops.back().Breaks.push_back(jump(Opcode::Jump));
+}
+
+void CodeGen::continueStmt(ast::LoopJumpStmt *S) {
+  mark(S->Range);
+  leaveTries(Loops.back().Tries);
+  loop(Opcode::Jump, Loops.back().Top);
+}
+
+void CodeGen::tryStmt(ast::TryStmt *S) {
+  mark(S->Range);
+  op(Opcode::TryBegin);
+  ++Tries;
+  block(cast<ast::TryStmt>(S)->Body);
+  --Tries;
+  op(Opcode::TryEnd);
+}
+
+void CodeGen::fnStmt(ast::FnStmt *S) {
+  function(cast<ast::FnStmt>(S));
+}
+
+void CodeGen::returnStmt(ast::ReturnStmt *R) {
+  if (R->Value)
+    expr(R->Value);
+  else
+    op(Opcode::PushNone);
+  leaveTries(0);
+  op(Opcode::Return);
+}
+
+void CodeGen::scaleStmt(ast::ScaleStmt *Sc) {
+  expr(Sc->Target);
+  expr(Sc->Amount);
+  mark(Sc->Range);
+  op(Opcode::Scale);
+  u8(Sc->To ? 2 : Sc->Shrink ? 1 : 0);
+}
+
+void CodeGen::removeStmt(ast::RemoveStmt *S) {
+  expr(cast<ast::RemoveStmt>(S)->Target);
+  mark(S->Range);
+  op(Opcode::Remove);
+}
+
+void CodeGen::resizeStmt(ast::ResizeStmt *Rs) {
+  expr(Rs->Target);
+  expr(Rs->Amount);
+  mark(Rs->Range);
+  op(Opcode::Resize);
+  u8(Rs->To ? 1 : 0);
+}
+
+void CodeGen::freeStmt(ast::FreeStmt *F) {
+  expr(F->Target);
+  expr(F->At);
+  uint8_t Bits = F->AtEnd ? bc::AtEnd : 0;
+  if (F->Until) {
+    expr(F->Until);
+    Bits |= bc::HasUntil;
+  }
+  mark(F->Range);
+  op(Opcode::Free);
+  u8(Bits);
+}
+
+void CodeGen::offloadStmt(ast::OffloadStmt *O) {
+  expr(O->Target);
+  expr(O->After);
+  uint8_t Bits = bc::AtEnd;
+  auto Clause = [&](ast::Expr *E, uint8_t Bit) {
+    if (!E)
+      return;
+    expr(E);
+    Bits |= Bit;
+  };
+  Clause(O->On, bc::HasOn);
+  Clause(O->Bandwidth, bc::HasBandwidth);
+  Clause(O->PrefetchAfter, bc::HasPrefetchAfter);
+  Clause(O->PrefetchBefore, bc::HasPrefetchBefore);
+  Clause(O->PrefetchOn, bc::HasPrefetchOn);
+  mark(O->Range);
+  op(Opcode::Offload);
+  u8(Bits);
+}
+
+void CodeGen::dependStmt(ast::DependStmt *D) {
+  expr(D->Waiter);
+  expr(D->On);
+  mark(D->Range);
+  op(Opcode::Depend);
+}
+
+void CodeGen::scheduleStmt(ast::ScheduleStmt *Sc) {
+  if (Sc->Priority)
+    expr(Sc->Priority);
+  expr(Sc->Resource);
+  mark(Sc->Range);
+  op(Opcode::Schedule);
+  u8(Sc->Priority ? 0 : Sc->Policy == "fifo" ? 1 : 2);
+}
+
+void CodeGen::printStmt(ast::PrintStmt *Pr) {
+  for (ast::Expr *E : Pr->Args)
+    expr(E);
+  mark(Pr->Range);
+  op(Opcode::Print);
+  u8(static_cast<unsigned>(Pr->Args.size()));
+}
+
+void CodeGen::assertStmt(ast::AssertStmt *A) {
+  expr(A->Cond);
+  if (A->Message)
+    expr(A->Message);
+  mark(A->Range);
+  op(Opcode::Assert);
+  u8(A->Message ? 1 : 0);
+}
+
+void CodeGen::exprStmt(ast::ExprStmt *S) {
+  expr(cast<ast::ExprStmt>(S)->E);
+  op(Opcode::Pop);
+}
+
 void CodeGen::stmt(ast::Stmt *S) {
   switch (S->kind()) {
-  case ast::StmtKind::ParamStmt: {
-    auto *Pm = cast<ast::ParamStmt>(S);
-    expr(Pm->Default);
-    uint32_t Index = 0;
-    for (; Index < P.Params.size(); ++Index)
-      if (P.Params[Index].Name == Pm->Name)
-        break;
-    mark(Pm->Range);
-    op(Opcode::Param);
-    u16(Index, Pm->Range);
-    return;
-  }
+  case ast::StmtKind::ParamStmt:
+    return paramStmt(cast<ast::ParamStmt>(S));
   case ast::StmtKind::ImportStmt:
-    return; // imported modules run first, in InitOrder
-  case ast::StmtKind::LetStmt: {
-    auto *L = cast<ast::LetStmt>(S);
-    expr(L->Value);
-    store(L->Target, L->NameRange);
-    return;
-  }
-  case ast::StmtKind::AssignStmt: {
-    auto *A = cast<ast::AssignStmt>(S);
-    expr(A->Value);
-    store(A->Target->Res, A->Target->Range);
-    return;
-  }
-  case ast::StmtKind::IfStmt: {
-    auto *I = cast<ast::IfStmt>(S);
-    expr(I->Cond);
-    mark(I->Cond->Range);
-    uint32_t Else = jump(Opcode::JumpIfFalse);
-    block(I->Then);
-    if (!I->HasElse) {
-      patch(Else);
-      return;
-    }
-    uint32_t End = jump(Opcode::Jump);
-    patch(Else);
-    block(I->Else);
-    patch(End);
-    return;
-  }
-  case ast::StmtKind::ForStmt: {
-    auto *F = cast<ast::ForStmt>(S);
-    expr(F->Iterable);
-    mark(F->Iterable->Range);
-    op(Opcode::IterInit);
-    u16(F->IterSlot, F->Range);
-    uint32_t Top = pc();
-    uint32_t Exit = jump(Opcode::IterNext, static_cast<int>(F->IterSlot));
-    store(F->VarSlot, F->VarRange);
-    Loops.push_back({Top, {}, Tries});
-    block(F->Body);
-    loop(Opcode::Jump, Top);
-    patch(Exit);
-    for (uint32_t Break : Loops.back().Breaks)
-      patch(Break);
-    Loops.pop_back();
-    return;
-  }
+    return importStmt(cast<ast::ImportStmt>(S));
+  case ast::StmtKind::LetStmt:
+    return letStmt(cast<ast::LetStmt>(S));
+  case ast::StmtKind::AssignStmt:
+    return assignStmt(cast<ast::AssignStmt>(S));
+  case ast::StmtKind::IfStmt:
+    return ifStmt(cast<ast::IfStmt>(S));
+  case ast::StmtKind::ForStmt:
+    return forStmt(cast<ast::ForStmt>(S));
   case ast::StmtKind::BreakStmt:
-    mark(S->Range);
-    leaveTries(Loops.back().Tries);
-    Loops.back().Breaks.push_back(jump(Opcode::Jump));
-    return;
+    return breakStmt(cast<ast::LoopJumpStmt>(S));
   case ast::StmtKind::ContinueStmt:
-    mark(S->Range);
-    leaveTries(Loops.back().Tries);
-    loop(Opcode::Jump, Loops.back().Top);
-    return;
+    return continueStmt(cast<ast::LoopJumpStmt>(S));
   case ast::StmtKind::TryStmt:
-    mark(S->Range);
-    op(Opcode::TryBegin);
-    ++Tries;
-    block(cast<ast::TryStmt>(S)->Body);
-    --Tries;
-    op(Opcode::TryEnd);
-    return;
+    return tryStmt(cast<ast::TryStmt>(S));
   case ast::StmtKind::FnStmt:
-    function(cast<ast::FnStmt>(S));
-    return;
-  case ast::StmtKind::ReturnStmt: {
-    auto *R = cast<ast::ReturnStmt>(S);
-    if (R->Value)
-      expr(R->Value);
-    else
-      op(Opcode::PushNone);
-    leaveTries(0);
-    op(Opcode::Return);
-    return;
-  }
-  case ast::StmtKind::ScaleStmt: {
-    auto *Sc = cast<ast::ScaleStmt>(S);
-    expr(Sc->Target);
-    expr(Sc->Amount);
-    mark(Sc->Range);
-    op(Opcode::Scale);
-    u8(Sc->To ? 2 : Sc->Shrink ? 1 : 0);
-    return;
-  }
+    return fnStmt(cast<ast::FnStmt>(S));
+  case ast::StmtKind::ReturnStmt:
+    return returnStmt(cast<ast::ReturnStmt>(S));
+  case ast::StmtKind::ScaleStmt:
+    return scaleStmt(cast<ast::ScaleStmt>(S));
   case ast::StmtKind::RemoveStmt:
-    expr(cast<ast::RemoveStmt>(S)->Target);
-    mark(S->Range);
-    op(Opcode::Remove);
-    return;
-  case ast::StmtKind::ResizeStmt: {
-    auto *Rs = cast<ast::ResizeStmt>(S);
-    expr(Rs->Target);
-    expr(Rs->Amount);
-    mark(Rs->Range);
-    op(Opcode::Resize);
-    u8(Rs->To ? 1 : 0);
-    return;
-  }
-  case ast::StmtKind::FreeStmt: {
-    auto *F = cast<ast::FreeStmt>(S);
-    expr(F->Target);
-    expr(F->At);
-    uint8_t Bits = F->AtEnd ? bc::AtEnd : 0;
-    if (F->Until) {
-      expr(F->Until);
-      Bits |= bc::HasUntil;
-    }
-    mark(F->Range);
-    op(Opcode::Free);
-    u8(Bits);
-    return;
-  }
-  case ast::StmtKind::OffloadStmt: {
-    auto *O = cast<ast::OffloadStmt>(S);
-    expr(O->Target);
-    expr(O->After);
-    uint8_t Bits = bc::AtEnd;
-    auto Clause = [&](ast::Expr *E, uint8_t Bit) {
-      if (!E)
-        return;
-      expr(E);
-      Bits |= Bit;
-    };
-    Clause(O->On, bc::HasOn);
-    Clause(O->Bandwidth, bc::HasBandwidth);
-    Clause(O->PrefetchAfter, bc::HasPrefetchAfter);
-    Clause(O->PrefetchBefore, bc::HasPrefetchBefore);
-    Clause(O->PrefetchOn, bc::HasPrefetchOn);
-    mark(O->Range);
-    op(Opcode::Offload);
-    u8(Bits);
-    return;
-  }
-  case ast::StmtKind::DependStmt: {
-    auto *D = cast<ast::DependStmt>(S);
-    expr(D->Waiter);
-    expr(D->On);
-    mark(D->Range);
-    op(Opcode::Depend);
-    return;
-  }
-  case ast::StmtKind::ScheduleStmt: {
-    auto *Sc = cast<ast::ScheduleStmt>(S);
-    if (Sc->Priority)
-      expr(Sc->Priority);
-    expr(Sc->Resource);
-    mark(Sc->Range);
-    op(Opcode::Schedule);
-    u8(Sc->Priority ? 0 : Sc->Policy == "fifo" ? 1 : 2);
-    return;
-  }
-  case ast::StmtKind::PrintStmt: {
-    auto *Pr = cast<ast::PrintStmt>(S);
-    for (ast::Expr *E : Pr->Args)
-      expr(E);
-    mark(Pr->Range);
-    op(Opcode::Print);
-    u8(static_cast<unsigned>(Pr->Args.size()));
-    return;
-  }
-  case ast::StmtKind::AssertStmt: {
-    auto *A = cast<ast::AssertStmt>(S);
-    expr(A->Cond);
-    if (A->Message)
-      expr(A->Message);
-    mark(A->Range);
-    op(Opcode::Assert);
-    u8(A->Message ? 1 : 0);
-    return;
-  }
+    return removeStmt(cast<ast::RemoveStmt>(S));
+  case ast::StmtKind::ResizeStmt:
+    return resizeStmt(cast<ast::ResizeStmt>(S));
+  case ast::StmtKind::FreeStmt:
+    return freeStmt(cast<ast::FreeStmt>(S));
+  case ast::StmtKind::OffloadStmt:
+    return offloadStmt(cast<ast::OffloadStmt>(S));
+  case ast::StmtKind::DependStmt:
+    return dependStmt(cast<ast::DependStmt>(S));
+  case ast::StmtKind::ScheduleStmt:
+    return scheduleStmt(cast<ast::ScheduleStmt>(S));
+  case ast::StmtKind::PrintStmt:
+    return printStmt(cast<ast::PrintStmt>(S));
+  case ast::StmtKind::AssertStmt:
+    return assertStmt(cast<ast::AssertStmt>(S));
   case ast::StmtKind::ExprStmt:
-    expr(cast<ast::ExprStmt>(S)->E);
-    op(Opcode::Pop);
-    return;
+    return exprStmt(cast<ast::ExprStmt>(S));
   }
   Diags.error(S->Range, "internal error: cannot compile this statement");
 }

@@ -68,6 +68,28 @@ private:
   void store(const ast::Resolution &Res, SourceRange R);
 
   void stmt(ast::Stmt *S);
+  // One per statement kind (stmt dispatches on StmtKind).
+  void paramStmt(ast::ParamStmt *Pm);
+  void importStmt(ast::ImportStmt *S);
+  void letStmt(ast::LetStmt *L);
+  void assignStmt(ast::AssignStmt *A);
+  void ifStmt(ast::IfStmt *I);
+  void forStmt(ast::ForStmt *F);
+  void breakStmt(ast::LoopJumpStmt *S);
+  void continueStmt(ast::LoopJumpStmt *S);
+  void tryStmt(ast::TryStmt *S);
+  void fnStmt(ast::FnStmt *S);
+  void returnStmt(ast::ReturnStmt *R);
+  void scaleStmt(ast::ScaleStmt *Sc);
+  void removeStmt(ast::RemoveStmt *S);
+  void resizeStmt(ast::ResizeStmt *Rs);
+  void freeStmt(ast::FreeStmt *F);
+  void offloadStmt(ast::OffloadStmt *O);
+  void dependStmt(ast::DependStmt *D);
+  void scheduleStmt(ast::ScheduleStmt *Sc);
+  void printStmt(ast::PrintStmt *Pr);
+  void assertStmt(ast::AssertStmt *A);
+  void exprStmt(ast::ExprStmt *S);
   void block(const ast::Block &B);
   void expr(ast::Expr *E);
   void call(ast::Call *C);

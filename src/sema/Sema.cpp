@@ -237,249 +237,267 @@ void SemaImpl::scaleStmt(ast::ScaleStmt *S) {
         Diags.error(S->Amount->Range, "the factor must be positive");
 }
 
+void SemaImpl::paramStmt(ast::ParamStmt *P) {
+  Ty T = expr(P->Default);
+  if (!atModuleLevel()) {
+    Diags.error(P->Range, "'param' belongs at the top level of a model");
+    return;
+  }
+  auto &G = Globals[P->Name];
+  G.Type = T;
+  P->Global = G.Res.Index;
+  DefinedSoFar[P->Name] = true;
+  auto It = ParamIndex.find(P->Name);
+  if (It != ParamIndex.end()) {
+    ast::ParamStmt *Other = Out.Params[It->second];
+    Diags.error(P->NameRange, "parameter '" + P->Name +
+                                  "' is declared by two modules (--set "
+                                  "would be ambiguous)");
+    Diags.note(Other->NameRange, "also declared here");
+    return;
+  }
+  ParamIndex[P->Name] = Out.Params.size();
+  Out.Params.push_back(P);
+}
+
+void SemaImpl::importStmt(ast::ImportStmt *I) {
+  if (!atModuleLevel()) {
+    Diags.error(I->Range, "'import' belongs at the top level of a model");
+    return;
+  }
+  if (I->Loaded == ~0u)
+    return; // the loader reported it
+  if (Globals.count(I->Alias) || Imports.count(I->Alias)) {
+    Diags.error(I->ModuleRange, "'" + I->Alias +
+                                    "' is already defined; import it with "
+                                    "'as NAME'");
+    return;
+  }
+  Imports[I->Alias] = I->Loaded;
+}
+
+void SemaImpl::letStmt(ast::LetStmt *L) {
+  Ty T = expr(L->Value);
+  // "let x = none" is a placeholder for a value assigned later.
+  if (T.is(TypeKind::None))
+    T = {};
+  if (atModuleLevel()) {
+    Symbol &G = Globals[L->Name];
+    G.Type = T;
+    L->Target = G.Res;
+    DefinedSoFar[L->Name] = true;
+    return;
+  }
+  Symbol Sym;
+  Sym.K = Symbol::Let;
+  Sym.Decl = L->NameRange;
+  Sym.Type = T;
+  Sym.Res = {ast::Resolution::Local, newLocal()};
+  L->Target = Sym.Res;
+  declareLocal(L->Name, Sym);
+}
+
+void SemaImpl::assignStmt(ast::AssignStmt *A) {
+  Ty T = expr(A->Value);
+  ast::Resolution Res;
+  Symbol Sym;
+  const Symbol *Found = lookup(A->Target->Ident, Res, Sym);
+  if (!Found) {
+    Diags.error(A->Target->Range, "assignment to undefined '" +
+                                      A->Target->Ident +
+                                      "' (declare it with 'let')");
+    return;
+  }
+  if (Found->K == Symbol::Param) {
+    Diags.error(A->Target->Range,
+                "cannot assign to parameter '" + A->Target->Ident +
+                    "' (parameters are set with --set)");
+    return;
+  }
+  if (Found->K == Symbol::Function) {
+    Diags.error(A->Target->Range,
+                "cannot assign to function '" + A->Target->Ident + "'");
+    return;
+  }
+  if (Res.K == ast::Resolution::Capture) {
+    Diags.error(A->Target->Range,
+                "cannot assign to '" + A->Target->Ident +
+                    "' here: it belongs to an enclosing function (functions "
+                    "see a copy)");
+    return;
+  }
+  if (Res.K == ast::Resolution::Builtin) {
+    Diags.error(A->Target->Range,
+                "cannot assign to builtin '" + A->Target->Ident + "'");
+    return;
+  }
+  A->Target->Res = Res;
+  (void)T;
+}
+
+void SemaImpl::ifStmt(ast::IfStmt *I) {
+  expr(I->Cond);
+  block(I->Then);
+  if (I->HasElse)
+    block(I->Else);
+}
+
+void SemaImpl::forStmt(ast::ForStmt *Fo) {
+  Ty T = expr(Fo->Iterable);
+  if (!T.any() && !T.is(TypeKind::List) && !T.is(TypeKind::Set) &&
+      !T.is(TypeKind::Range) && !T.is(TypeKind::String) &&
+      !T.is(TypeKind::BlockSet))
+    Diags.error(Fo->Iterable->Range,
+                "cannot loop over " + describe(T) +
+                    " (loop over a list, a range, a task set, a block set "
+                    "or a string)");
+  pushBlock();
+  Fo->IterSlot = newLocal();
+  Symbol V;
+  V.K = Symbol::LoopVar;
+  V.Decl = Fo->VarRange;
+  V.Res = {ast::Resolution::Local, newLocal()};
+  if (T.is(TypeKind::Set))
+    V.Type = Ty::of(TypeKind::Task);
+  else if (T.is(TypeKind::BlockSet))
+    V.Type = Ty::of(TypeKind::Block);
+  else if (T.is(TypeKind::Range))
+    V.Type = Ty::number();
+  Fo->VarSlot = V.Res;
+  declareLocal(Fo->Var, V);
+  ++F->LoopDepth;
+  for (ast::Stmt *St : Fo->Body.Stmts)
+    stmt(St);
+  --F->LoopDepth;
+  popBlock();
+}
+
+void SemaImpl::tryStmt(ast::TryStmt *S) {
+  block(cast<ast::TryStmt>(S)->Body);
+}
+
+void SemaImpl::loopJumpStmt(ast::LoopJumpStmt *S) {
+  if (!F->LoopDepth)
+    Diags.error(S->Range, std::string("'") +
+                              (cast<ast::LoopJumpStmt>(S)->isBreak()
+                                   ? "break"
+                                   : "continue") +
+                              "' outside a loop");
+}
+
+void SemaImpl::fnStmt(ast::FnStmt *Fn) {
+  if (atModuleLevel()) {
+    Fn->Target = Globals[Fn->Name].Res;
+    DefinedSoFar[Fn->Name] = true;
+  } else {
+    Symbol Sym;
+    Sym.K = Symbol::Function;
+    Sym.Fn = Fn;
+    Sym.Decl = Fn->NameRange;
+    Sym.Type = Ty::of(TypeKind::Function);
+    Sym.Res = {ast::Resolution::Local, newLocal()};
+    Fn->Target = Sym.Res;
+    declareLocal(Fn->Name, Sym); // before the body: recursion works
+  }
+  fnBody(Fn);
+}
+
+void SemaImpl::returnStmt(ast::ReturnStmt *R) {
+  if (R->Value)
+    expr(R->Value);
+  if (!F->InFunction)
+    Diags.error(R->Range, "'return' outside a function");
+}
+
+void SemaImpl::removeStmt(ast::RemoveStmt *R) {
+  expectSetLike(R->Target, expr(R->Target), "remove");
+}
+
+void SemaImpl::dependStmt(ast::DependStmt *D) {
+  expectSetLike(D->Waiter, expr(D->Waiter), "depend");
+  expectSetLike(D->On, expr(D->On), "depend ... on");
+}
+
+void SemaImpl::scheduleStmt(ast::ScheduleStmt *Sc) {
+  Ty R = expr(Sc->Resource);
+  if (!R.any() && !R.is(TypeKind::Resource))
+    Diags.error(Sc->Resource->Range,
+                "schedule takes a resource (a stream, a thread or a "
+                "channel), got " + describe(R));
+  if (Sc->Priority) {
+    Ty P = expr(Sc->Priority);
+    if (!P.any() && !P.is(TypeKind::Function))
+      Diags.error(Sc->Priority->Range,
+                  "'schedule ... by' takes a function of a task (like "
+                  "t -> t.layer.index), got " + describe(P));
+  } else if (Sc->Policy != "fifo" && Sc->Policy != "program") {
+    Diags.error(Sc->PolicyRange, "unknown schedule '" + Sc->Policy +
+                                     "' (use 'by PRIORITY', 'fifo' or "
+                                     "'program')");
+  }
+}
+
+void SemaImpl::printStmt(ast::PrintStmt *S) {
+  for (ast::Expr *E : cast<ast::PrintStmt>(S)->Args)
+    expr(E);
+}
+
+void SemaImpl::assertStmt(ast::AssertStmt *A) {
+  expr(A->Cond);
+  if (A->Message)
+    expr(A->Message);
+}
+
+void SemaImpl::exprStmt(ast::ExprStmt *E) {
+  expr(E->E);
+  if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E) &&
+      !llvm::isa<ast::Alloc>(E->E))
+    Diags.warning(E->E->Range, "this expression's value is not used");
+}
+
 void SemaImpl::stmt(ast::Stmt *S) {
   switch (S->kind()) {
-  case ast::StmtKind::ParamStmt: {
-    auto *P = cast<ast::ParamStmt>(S);
-    Ty T = expr(P->Default);
-    if (!atModuleLevel()) {
-      Diags.error(P->Range, "'param' belongs at the top level of a model");
-      return;
-    }
-    auto &G = Globals[P->Name];
-    G.Type = T;
-    P->Global = G.Res.Index;
-    DefinedSoFar[P->Name] = true;
-    auto It = ParamIndex.find(P->Name);
-    if (It != ParamIndex.end()) {
-      ast::ParamStmt *Other = Out.Params[It->second];
-      Diags.error(P->NameRange, "parameter '" + P->Name +
-                                    "' is declared by two modules (--set "
-                                    "would be ambiguous)");
-      Diags.note(Other->NameRange, "also declared here");
-      return;
-    }
-    ParamIndex[P->Name] = Out.Params.size();
-    Out.Params.push_back(P);
-    return;
-  }
-  case ast::StmtKind::ImportStmt: {
-    auto *I = cast<ast::ImportStmt>(S);
-    if (!atModuleLevel()) {
-      Diags.error(I->Range, "'import' belongs at the top level of a model");
-      return;
-    }
-    if (I->Loaded == ~0u)
-      return; // the loader reported it
-    if (Globals.count(I->Alias) || Imports.count(I->Alias)) {
-      Diags.error(I->ModuleRange, "'" + I->Alias +
-                                      "' is already defined; import it with "
-                                      "'as NAME'");
-      return;
-    }
-    Imports[I->Alias] = I->Loaded;
-    return;
-  }
-  case ast::StmtKind::LetStmt: {
-    auto *L = cast<ast::LetStmt>(S);
-    Ty T = expr(L->Value);
-    // "let x = none" is a placeholder for a value assigned later.
-    if (T.is(TypeKind::None))
-      T = {};
-    if (atModuleLevel()) {
-      Symbol &G = Globals[L->Name];
-      G.Type = T;
-      L->Target = G.Res;
-      DefinedSoFar[L->Name] = true;
-      return;
-    }
-    Symbol Sym;
-    Sym.K = Symbol::Let;
-    Sym.Decl = L->NameRange;
-    Sym.Type = T;
-    Sym.Res = {ast::Resolution::Local, newLocal()};
-    L->Target = Sym.Res;
-    declareLocal(L->Name, Sym);
-    return;
-  }
-  case ast::StmtKind::AssignStmt: {
-    auto *A = cast<ast::AssignStmt>(S);
-    Ty T = expr(A->Value);
-    ast::Resolution Res;
-    Symbol Sym;
-    const Symbol *Found = lookup(A->Target->Ident, Res, Sym);
-    if (!Found) {
-      Diags.error(A->Target->Range, "assignment to undefined '" +
-                                        A->Target->Ident +
-                                        "' (declare it with 'let')");
-      return;
-    }
-    if (Found->K == Symbol::Param) {
-      Diags.error(A->Target->Range,
-                  "cannot assign to parameter '" + A->Target->Ident +
-                      "' (parameters are set with --set)");
-      return;
-    }
-    if (Found->K == Symbol::Function) {
-      Diags.error(A->Target->Range,
-                  "cannot assign to function '" + A->Target->Ident + "'");
-      return;
-    }
-    if (Res.K == ast::Resolution::Capture) {
-      Diags.error(A->Target->Range,
-                  "cannot assign to '" + A->Target->Ident +
-                      "' here: it belongs to an enclosing function (functions "
-                      "see a copy)");
-      return;
-    }
-    if (Res.K == ast::Resolution::Builtin) {
-      Diags.error(A->Target->Range,
-                  "cannot assign to builtin '" + A->Target->Ident + "'");
-      return;
-    }
-    A->Target->Res = Res;
-    (void)T;
-    return;
-  }
-  case ast::StmtKind::IfStmt: {
-    auto *I = cast<ast::IfStmt>(S);
-    expr(I->Cond);
-    block(I->Then);
-    if (I->HasElse)
-      block(I->Else);
-    return;
-  }
-  case ast::StmtKind::ForStmt: {
-    auto *Fo = cast<ast::ForStmt>(S);
-    Ty T = expr(Fo->Iterable);
-    if (!T.any() && !T.is(TypeKind::List) && !T.is(TypeKind::Set) &&
-        !T.is(TypeKind::Range) && !T.is(TypeKind::String) &&
-        !T.is(TypeKind::BlockSet))
-      Diags.error(Fo->Iterable->Range,
-                  "cannot loop over " + describe(T) +
-                      " (loop over a list, a range, a task set, a block set "
-                      "or a string)");
-    pushBlock();
-    Fo->IterSlot = newLocal();
-    Symbol V;
-    V.K = Symbol::LoopVar;
-    V.Decl = Fo->VarRange;
-    V.Res = {ast::Resolution::Local, newLocal()};
-    if (T.is(TypeKind::Set))
-      V.Type = Ty::of(TypeKind::Task);
-    else if (T.is(TypeKind::BlockSet))
-      V.Type = Ty::of(TypeKind::Block);
-    else if (T.is(TypeKind::Range))
-      V.Type = Ty::number();
-    Fo->VarSlot = V.Res;
-    declareLocal(Fo->Var, V);
-    ++F->LoopDepth;
-    for (ast::Stmt *St : Fo->Body.Stmts)
-      stmt(St);
-    --F->LoopDepth;
-    popBlock();
-    return;
-  }
+  case ast::StmtKind::ParamStmt:
+    return paramStmt(cast<ast::ParamStmt>(S));
+  case ast::StmtKind::ImportStmt:
+    return importStmt(cast<ast::ImportStmt>(S));
+  case ast::StmtKind::LetStmt:
+    return letStmt(cast<ast::LetStmt>(S));
+  case ast::StmtKind::AssignStmt:
+    return assignStmt(cast<ast::AssignStmt>(S));
+  case ast::StmtKind::IfStmt:
+    return ifStmt(cast<ast::IfStmt>(S));
+  case ast::StmtKind::ForStmt:
+    return forStmt(cast<ast::ForStmt>(S));
   case ast::StmtKind::TryStmt:
-    block(cast<ast::TryStmt>(S)->Body);
-    return;
+    return tryStmt(cast<ast::TryStmt>(S));
   case ast::StmtKind::BreakStmt:
   case ast::StmtKind::ContinueStmt:
-    if (!F->LoopDepth)
-      Diags.error(S->Range, std::string("'") +
-                                (cast<ast::LoopJumpStmt>(S)->isBreak()
-                                     ? "break"
-                                     : "continue") +
-                                "' outside a loop");
-    return;
-  case ast::StmtKind::FnStmt: {
-    auto *Fn = cast<ast::FnStmt>(S);
-    if (atModuleLevel()) {
-      Fn->Target = Globals[Fn->Name].Res;
-      DefinedSoFar[Fn->Name] = true;
-    } else {
-      Symbol Sym;
-      Sym.K = Symbol::Function;
-      Sym.Fn = Fn;
-      Sym.Decl = Fn->NameRange;
-      Sym.Type = Ty::of(TypeKind::Function);
-      Sym.Res = {ast::Resolution::Local, newLocal()};
-      Fn->Target = Sym.Res;
-      declareLocal(Fn->Name, Sym); // before the body: recursion works
-    }
-    fnBody(Fn);
-    return;
-  }
-  case ast::StmtKind::ReturnStmt: {
-    auto *R = cast<ast::ReturnStmt>(S);
-    if (R->Value)
-      expr(R->Value);
-    if (!F->InFunction)
-      Diags.error(R->Range, "'return' outside a function");
-    return;
-  }
+    return loopJumpStmt(cast<ast::LoopJumpStmt>(S));
+  case ast::StmtKind::FnStmt:
+    return fnStmt(cast<ast::FnStmt>(S));
+  case ast::StmtKind::ReturnStmt:
+    return returnStmt(cast<ast::ReturnStmt>(S));
   case ast::StmtKind::ScaleStmt:
-    scaleStmt(cast<ast::ScaleStmt>(S));
-    return;
-  case ast::StmtKind::RemoveStmt: {
-    auto *R = cast<ast::RemoveStmt>(S);
-    expectSetLike(R->Target, expr(R->Target), "remove");
-    return;
-  }
+    return scaleStmt(cast<ast::ScaleStmt>(S));
+  case ast::StmtKind::RemoveStmt:
+    return removeStmt(cast<ast::RemoveStmt>(S));
   case ast::StmtKind::ResizeStmt:
-    resizeStmt(cast<ast::ResizeStmt>(S));
-    return;
+    return resizeStmt(cast<ast::ResizeStmt>(S));
   case ast::StmtKind::FreeStmt:
-    freeStmt(cast<ast::FreeStmt>(S));
-    return;
+    return freeStmt(cast<ast::FreeStmt>(S));
   case ast::StmtKind::OffloadStmt:
-    offloadStmt(cast<ast::OffloadStmt>(S));
-    return;
-  case ast::StmtKind::DependStmt: {
-    auto *D = cast<ast::DependStmt>(S);
-    expectSetLike(D->Waiter, expr(D->Waiter), "depend");
-    expectSetLike(D->On, expr(D->On), "depend ... on");
-    return;
-  }
-  case ast::StmtKind::ScheduleStmt: {
-    auto *Sc = cast<ast::ScheduleStmt>(S);
-    Ty R = expr(Sc->Resource);
-    if (!R.any() && !R.is(TypeKind::Resource))
-      Diags.error(Sc->Resource->Range,
-                  "schedule takes a resource (a stream, a thread or a "
-                  "channel), got " + describe(R));
-    if (Sc->Priority) {
-      Ty P = expr(Sc->Priority);
-      if (!P.any() && !P.is(TypeKind::Function))
-        Diags.error(Sc->Priority->Range,
-                    "'schedule ... by' takes a function of a task (like "
-                    "t -> t.layer.index), got " + describe(P));
-    } else if (Sc->Policy != "fifo" && Sc->Policy != "program") {
-      Diags.error(Sc->PolicyRange, "unknown schedule '" + Sc->Policy +
-                                       "' (use 'by PRIORITY', 'fifo' or "
-                                       "'program')");
-    }
-    return;
-  }
+    return offloadStmt(cast<ast::OffloadStmt>(S));
+  case ast::StmtKind::DependStmt:
+    return dependStmt(cast<ast::DependStmt>(S));
+  case ast::StmtKind::ScheduleStmt:
+    return scheduleStmt(cast<ast::ScheduleStmt>(S));
   case ast::StmtKind::PrintStmt:
-    for (ast::Expr *E : cast<ast::PrintStmt>(S)->Args)
-      expr(E);
-    return;
-  case ast::StmtKind::AssertStmt: {
-    auto *A = cast<ast::AssertStmt>(S);
-    expr(A->Cond);
-    if (A->Message)
-      expr(A->Message);
-    return;
-  }
-  case ast::StmtKind::ExprStmt: {
-    auto *E = cast<ast::ExprStmt>(S);
-    expr(E->E);
-    if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E) &&
-        !llvm::isa<ast::Alloc>(E->E))
-      Diags.warning(E->E->Range, "this expression's value is not used");
-    return;
-  }
+    return printStmt(cast<ast::PrintStmt>(S));
+  case ast::StmtKind::AssertStmt:
+    return assertStmt(cast<ast::AssertStmt>(S));
+  case ast::StmtKind::ExprStmt:
+    return exprStmt(cast<ast::ExprStmt>(S));
   }
 }
 

@@ -82,6 +82,23 @@ private:
 
   // Statements (Sema.cpp).
   void stmt(ast::Stmt *S);
+  // One per statement kind (stmt dispatches on StmtKind).
+  void paramStmt(ast::ParamStmt *P);
+  void importStmt(ast::ImportStmt *I);
+  void letStmt(ast::LetStmt *L);
+  void assignStmt(ast::AssignStmt *A);
+  void ifStmt(ast::IfStmt *I);
+  void forStmt(ast::ForStmt *Fo);
+  void tryStmt(ast::TryStmt *S);
+  void loopJumpStmt(ast::LoopJumpStmt *S);
+  void fnStmt(ast::FnStmt *Fn);
+  void returnStmt(ast::ReturnStmt *R);
+  void removeStmt(ast::RemoveStmt *R);
+  void dependStmt(ast::DependStmt *D);
+  void scheduleStmt(ast::ScheduleStmt *Sc);
+  void printStmt(ast::PrintStmt *S);
+  void assertStmt(ast::AssertStmt *A);
+  void exprStmt(ast::ExprStmt *E);
   void block(ast::Block &B);
   void fnBody(ast::FnStmt *Fn);
   void scaleStmt(ast::ScaleStmt *S);
