@@ -1,18 +1,28 @@
 #include "bytecode/Bytecode.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
 
 using namespace dd;
 using namespace dd::bc;
 
 namespace {
+/// Opcodes.def's "V": a stack effect that follows from the operands
+/// (stackEffect below).
+constexpr int V = std::numeric_limits<int>::min();
 struct OpInfo {
   const char *Name;
   const char *Operands;
+  int Effect; ///< net values pushed; V: see stackEffect
 };
 const OpInfo OpTable[] = {
-#define DD_OPCODE(Name, Operands, Effect) {#Name, Operands},
+#define DD_OPCODE(Name, Operands, Effect) {#Name, Operands, Effect},
 #include "bytecode/Opcodes.def"
 };
 
@@ -210,4 +220,144 @@ int64_t bc::readOperand(const Function &F, uint32_t Pc, unsigned Index) {
     At += W;
   }
   return 0;
+}
+
+namespace {
+/// Where an instruction leaves the stack: its net effect when it goes on
+/// to the next instruction and, for a jump, when it jumps.
+struct Effect {
+  std::optional<int> Next, Taken;
+};
+
+/// The effect of the instruction at \p Pc, from Opcodes.def's column, and
+/// for its "V" entries from the operands; none when the table has no rule.
+std::optional<Effect> stackEffect(const Function &F, uint32_t Pc) {
+  auto Op = static_cast<Opcode>(F.Code[Pc]);
+  auto Operand = [&](unsigned I) { return readOperand(F, Pc, I); };
+  auto Bits = [](int64_t B) { return std::popcount(static_cast<uint64_t>(B)); };
+  int Fixed = OpTable[static_cast<unsigned>(Op)].Effect;
+  Effect E;
+  switch (Op) {
+  case Opcode::Return:
+    return E; // ends the path
+  case Opcode::Jump:
+    E.Taken = 0;
+    return E;
+  case Opcode::JumpIfFalse:
+    E.Next = E.Taken = -1;
+    return E;
+  case Opcode::JumpIfPresent:
+    E.Next = E.Taken = 0;
+    return E;
+  case Opcode::JumpIfFalseKeep:
+  case Opcode::JumpIfTrueKeep:
+    E.Next = -1, E.Taken = 0;
+    return E;
+  case Opcode::IterNext:
+    E.Next = 1, E.Taken = 0;
+    return E;
+  case Opcode::MakeList:
+    E.Next = 1 - static_cast<int>(Operand(0));
+    return E;
+  case Opcode::Call:
+    E.Next = -static_cast<int>(Operand(0)); // callee and arguments: result
+    return E;
+  case Opcode::CallBuiltin:
+  case Opcode::MakeClosure:
+  case Opcode::Select:
+    E.Next = 1 - static_cast<int>(Operand(1));
+    return E;
+  case Opcode::Insert: {
+    size_t D = static_cast<size_t>(Operand(0));
+    if (D >= F.Inserts.size())
+      return std::nullopt;
+    E.Next = 1 - Bits(F.Inserts[D].Clauses);
+    return E;
+  }
+  case Opcode::Free: // target, point, until
+    E.Next = -2 - Bits(Operand(0) & HasUntil);
+    return E;
+  case Opcode::Offload: // target, point, the clauses
+    E.Next = -2 - Bits(Operand(0) & (HasOn | HasBandwidth | HasPrefetchAfter |
+                                     HasPrefetchBefore | HasPrefetchOn));
+    return E;
+  case Opcode::Alloc: // size, point, until, on: the block
+    E.Next = -1 - Bits(Operand(0) & (HasUntil | HasOn));
+    return E;
+  case Opcode::Schedule: // resource, and a priority function for 0
+    E.Next = Operand(0) == 0 ? -2 : -1;
+    return E;
+  case Opcode::Print:
+    E.Next = -static_cast<int>(Operand(0));
+    return E;
+  case Opcode::Assert: // condition, and the message for 1
+    E.Next = -1 - static_cast<int>(Operand(0) != 0);
+    return E;
+  default:
+    // Every other opcode: Opcodes.def's fixed effect (a new "V" entry
+    // without a rule above is reported, not guessed).
+    break;
+  }
+  if (Fixed == V)
+    return std::nullopt;
+  E.Next = Fixed;
+  return E;
+}
+} // namespace
+
+std::optional<std::string> bc::verifyStack(const Program &P) {
+  for (const Function &F : P.Functions) {
+    uint32_t Size = static_cast<uint32_t>(F.Code.size());
+    std::vector<int> Depth(Size + 1, -1);
+    std::vector<std::pair<uint32_t, int>> Work = {{0, 0}};
+    auto Fail = [&](uint32_t Pc, const std::string &What) {
+      return std::optional<std::string>(
+          fmt::format("{}, at {:04} of function '{}'", What, Pc, F.Name));
+    };
+    while (!Work.empty()) {
+      auto [Pc, D] = Work.back();
+      Work.pop_back();
+      if (Pc >= Size)
+        continue; // the end of the code
+      if (Depth[Pc] >= 0) {
+        if (Depth[Pc] != D)
+          return Fail(Pc, fmt::format("paths meet with {} and {} values on "
+                                      "the stack",
+                                      Depth[Pc], D));
+        continue;
+      }
+      Depth[Pc] = D;
+      auto Op = static_cast<Opcode>(F.Code[Pc]);
+      if (F.Code[Pc] >= static_cast<uint8_t>(Opcode::NumOpcodes))
+        return Fail(Pc, "an unknown opcode");
+      std::optional<Effect> E = stackEffect(F, Pc);
+      if (!E)
+        return Fail(Pc, fmt::format("no stack effect known for {}",
+                                    opcodeName(Op)));
+      if (Op == Opcode::Return && D < 1)
+        return Fail(Pc, "a return with nothing to return");
+      uint32_t Next = Pc + instructionSize(Op);
+      auto Go = [&](uint32_t To, int Delta) -> std::optional<std::string> {
+        if (D + Delta < 0)
+          return Fail(Pc, fmt::format("{} takes more values than the stack "
+                                      "holds ({})",
+                                      opcodeName(Op), D));
+        Work.push_back({To, D + Delta});
+        return std::nullopt;
+      };
+      if (E->Next)
+        if (auto Err = Go(Next, *E->Next))
+          return Err;
+      if (E->Taken) {
+        int64_t To = static_cast<int64_t>(Next) +
+                     readOperand(F, Pc, static_cast<unsigned>(
+                                            std::strlen(opcodeOperands(Op)) - 1));
+        if (To < 0 || To > Size)
+          return Fail(Pc, "a jump out of the function");
+        if (auto Err = Go(static_cast<uint32_t>(To), *E->Taken))
+          return Err;
+      }
+    }
+  }
+  return std::nullopt;
 }

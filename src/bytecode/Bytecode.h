@@ -221,6 +221,12 @@ struct Program {
 /// \p Pc.
 int64_t readOperand(const Function &F, uint32_t Pc, unsigned Index);
 
+/// Checks every function's code against the stack effects of Opcodes.def:
+/// no instruction takes more values than the stack holds, paths that meet
+/// hold as many values, a return has its value, jumps stay in the
+/// function. A message naming the first fault; none when the code is sound.
+std::optional<std::string> verifyStack(const Program &P);
+
 /// A listing of every function: constants, filters, and instructions with
 /// their operands and source lines.
 std::string disassemble(const Program &P, const SourceManager *SM = nullptr);

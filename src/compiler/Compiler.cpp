@@ -146,6 +146,16 @@ std::optional<CompiledModel> finish(Loader &L, int Root, SourceManager &SM,
   CodeGen(Info, Out.Program, Diags, SM).program();
   if (Diags.hasErrors())
     return std::nullopt;
+  // The code generator's stack discipline, checked against the opcode
+  // table's stack effects: a fault here is ddscript's, not the model's.
+  if (auto Fault = bc::verifyStack(Out.Program)) {
+    Diags.error(Out.Program.Functions.empty()
+                    ? SourceRange{}
+                    : Out.Program.Functions.front().Range,
+                "internal error: the compiled code fails its stack check: " +
+                    *Fault);
+    return std::nullopt;
+  }
   for (ast::ParamStmt *P : Info.Params) {
     ParamSummary S;
     S.Name = P->Name;

@@ -218,3 +218,55 @@ function 0 <module <main>> (params 0, required 0, locals 0, captures 0)
      0046 Return
 )");
 }
+
+TEST_CASE("compiled code keeps the stack discipline the opcode table states") {
+  // Every statement kind and the opcodes whose effect follows from their
+  // operands: the compiler checks each program (verifyStack) and refuses
+  // one that fails, so this compiling is the check.
+  SourceManager SM;
+  DiagEngine Diags;
+  compiler::CompileOptions Opts;
+  auto M = compiler::compileSource(
+      "t.dd",
+      "param n = 3 \"n\"\n"
+      "let k = select kernel where duration > 1us and name ~ \"gemm\"\n"
+      "let xs = [1, 2, n]\n"
+      "fn f(a, b = 2) { if a > b { return a } return b }\n"
+      "for x in xs { if x == 2 { continue } if x > 5 { break } print x, f(x) }\n"
+      "try { shrink k by 2 }\n"
+      "let t = insert kernel \"p\" on k.first.stream duration 1us after k.first\n"
+      "depend t on k.first\n"
+      "schedule channel \"c\" by t -> t.duration\n"
+      "let b = select block where size > 1MB\n"
+      "free b after k.first until k.last\n"
+      "offload b after k.first bandwidth 1GBps prefetch before k.last\n"
+      "let a = alloc 1MB after k.first until k.last\n"
+      "assert n > 0 or n < 0, \"never\"\n"
+      "print xs[1:2], len(xs), (x -> x + n)(1)\n",
+      Opts, SM, Diags);
+  REQUIRE_MESSAGE(M, renderDiagnostics(SM, Diags));
+  CHECK_FALSE(bc::verifyStack(M->Program));
+
+  // A function that pops what it never pushed, and one whose paths meet
+  // with different depths, are caught.
+  bc::Program Bad;
+  bc::Function F;
+  F.Name = "bad";
+  F.Code = {static_cast<uint8_t>(bc::Opcode::Pop)};
+  Bad.Functions.push_back(F);
+  auto Fault = bc::verifyStack(Bad);
+  REQUIRE(Fault);
+  CHECK(Fault->find("takes more values than the stack holds") !=
+        std::string::npos);
+  // PushTrue; JumpIfFalse +1 (over a PushNone); PushNone; Return: the
+  // jump arrives with no value, the fall-through with one.
+  F.Code = {static_cast<uint8_t>(bc::Opcode::PushTrue),
+            static_cast<uint8_t>(bc::Opcode::JumpIfFalse), 1, 0, 0, 0,
+            static_cast<uint8_t>(bc::Opcode::PushNone),
+            static_cast<uint8_t>(bc::Opcode::PushNone),
+            static_cast<uint8_t>(bc::Opcode::Return)};
+  Bad.Functions = {F};
+  Fault = bc::verifyStack(Bad);
+  REQUIRE(Fault);
+  CHECK(Fault->find("paths meet with") != std::string::npos);
+}
