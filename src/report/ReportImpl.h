@@ -123,9 +123,6 @@ Roofline roofline(const RunData &D);
 /// the page's roofline \p R.
 std::string pageData(const RunData &D, const Roofline &R);
 
-/// Exact microseconds from ns, as Chrome traces write them: "12.345",
-/// "12.3", "12" (no float rounding).
-std::string exactMicros(int64_t Ns);
 /// Kineto's category for a task kind ("cpu_op", "kernel", ...).
 const char *chromeCategory(graph::TaskKind K);
 /// "2.121x".

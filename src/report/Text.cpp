@@ -7,23 +7,6 @@
 using namespace dd;
 using namespace dd::report;
 
-std::string detail::exactMicros(int64_t Ns) {
-  // Divide the magnitude as unsigned: INT64_MIN has no positive int64.
-  uint64_t A =
-      Ns < 0 ? 0 - static_cast<uint64_t>(Ns) : static_cast<uint64_t>(Ns);
-  std::string Out = Ns < 0 ? "-" : "";
-  Out += std::to_string(A / 1000);
-  unsigned Frac = static_cast<unsigned>(A % 1000);
-  if (Frac) {
-    std::string F = fmt::format("{:03}", Frac);
-    while (F.back() == '0')
-      F.pop_back();
-    Out += '.';
-    Out += F;
-  }
-  return Out;
-}
-
 const char *detail::chromeCategory(graph::TaskKind K) {
   switch (K) {
   case graph::TaskKind::CpuOp:

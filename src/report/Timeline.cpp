@@ -9,8 +9,8 @@
 // device with allocated memory when the trace has memory records. Each slice
 // carries the task's id, phase and layer, and what the model did to it.
 //
-// Times are written as exact decimal microseconds; the output is a function
-// of the input alone.
+// Times are written as microseconds with three decimals (appendMicros), as
+// `convert` writes them; the output is a function of the input alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,8 +62,9 @@ private:
   int64_t Shift = 0;
   uint64_t NextFlow = 1;
 
-  std::string ts(const Process &P, int64_t T) const {
-    return exactMicros(T - P.W.Begin + Shift);
+  /// \p T on the process's timeline, from its window's start.
+  int64_t ts(const Process &P, int64_t T) const {
+    return T - P.W.Begin + Shift;
   }
   void meta(int Pid, int64_t Tid, const char *What, std::string_view Key,
             const std::string &Value);
@@ -107,8 +108,8 @@ void TimelineWriter::slice(const Process &P, int64_t Tid, TaskId T,
   JsonWriter W(E);
   W.beginObject().field("ph", "X").field("cat", chromeCategory(G.Kind[T]));
   W.field("name", G.name(T)).field("pid", P.Pid).field("tid", Tid);
-  W.key("ts").raw(ts(P, S.Start[T]));
-  W.key("dur").raw(exactMicros(S.End[T] - S.Start[T]));
+  W.key("ts").micros(ts(P, S.Start[T]));
+  W.key("dur").micros(S.End[T] - S.Start[T]);
   W.key("args").beginObject().field("task", uint64_t(T));
   if (G.PhaseOf[T] != graph::Phase::Unknown)
     W.field("phase", graph::phaseName(G.PhaseOf[T]));
@@ -121,7 +122,7 @@ void TimelineWriter::slice(const Process &P, int64_t Tid, TaskId T,
     W.field("removed", true);
   if ((F & graph::TF_Changed) && G.MeasuredDur[T] != graph::NoTime) {
     W.field("changed", true);
-    W.key("original_dur_us").raw(exactMicros(G.MeasuredDur[T]));
+    W.key("original_dur_us").micros(G.MeasuredDur[T]);
     if (G.isLeaf(T) && G.MeasuredDur[T] > 0)
       W.field("factor",
               std::round(double(G.Dur[T]) / double(G.MeasuredDur[T]) * 1e4) /
@@ -145,8 +146,8 @@ void TimelineWriter::writeIterations(const Process &P, int64_t Tid) {
     JsonWriter W(E);
     W.beginObject().field("ph", "X").field("cat", "iteration");
     W.field("name", G.Iterations[I].Label).field("pid", P.Pid);
-    W.field("tid", Tid).key("ts").raw(ts(P, It.Begin));
-    W.key("dur").raw(exactMicros(It.length()));
+    W.field("tid", Tid).key("ts").micros(ts(P, It.Begin));
+    W.key("dur").micros(It.length());
     W.key("args").beginObject().field("ns", It.length());
     W.field("duration", formatDuration(It.length())).endObject().endObject();
     Events.push_back(std::move(E));
@@ -167,7 +168,7 @@ void TimelineWriter::writeFlows(const Process &P, const Placed &At) {
         JsonWriter W(E);
         W.beginObject().field("ph", End ? "f" : "s").field("id", Id);
         W.field("cat", "ac2g").field("name", "launch").field("pid", P.Pid);
-        W.field("tid", At.Tid[X]).key("ts").raw(ts(P, S.Start[X]));
+        W.field("tid", At.Tid[X]).key("ts").micros(ts(P, S.Start[X]));
         if (End)
           W.field("bp", "e");
         W.endObject();
@@ -188,7 +189,7 @@ void TimelineWriter::writeMemory(const Process &P) {
       std::string E;
       JsonWriter W(E);
       W.beginObject().field("ph", "C").field("name", Name);
-      W.field("pid", P.Pid).key("ts").raw(ts(P, T));
+      W.field("pid", P.Pid).key("ts").micros(ts(P, T));
       W.key("args").beginObject().field("allocated", Level).endObject();
       W.endObject();
       Events.push_back(std::move(E));
@@ -276,7 +277,7 @@ std::string TimelineWriter::metadata() const {
     W.endObject();
   }
   W.endArray();
-  W.key("iteration_start_us").raw(exactMicros(Shift));
+  W.key("iteration_start_us").micros(Shift);
   W.endObject();
   return Out;
 }

@@ -1,9 +1,15 @@
 //===- Format.cpp - Numbers for people, and a small JSON writer -----------===//
+//
+// The one JSON writer and string escaper of ddscript: every --format json
+// output, the timeline, the report's data and `convert`'s Chrome-trace JSON.
+//
+//===----------------------------------------------------------------------===//
 
 #include "support/Format.h"
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 using namespace dd;
@@ -46,24 +52,116 @@ std::string dd::formatPercent(double F, bool Signed) {
                 : fmt::format("{:.1f}%", F * 100.0);
 }
 
+namespace {
+
+/// Length of the valid UTF-8 sequence at \p P (\p Left bytes remain), or 0.
+size_t utf8Length(const unsigned char *P, size_t Left) {
+  unsigned char C = P[0];
+  size_t N = C >= 0xf0 && C <= 0xf4 ? 4 : C >= 0xe0 ? 3 : C >= 0xc2 ? 2 : 0;
+  if (C >= 0xf5 || N == 0 || N > Left)
+    return 0;
+  for (size_t I = 1; I < N; ++I)
+    if ((P[I] & 0xc0) != 0x80)
+      return 0;
+  // Overlong and surrogate forms, and code points beyond U+10FFFF.
+  if ((C == 0xe0 && P[1] < 0xa0) || (C == 0xed && P[1] >= 0xa0) ||
+      (C == 0xf0 && P[1] < 0x90) || (C == 0xf4 && P[1] >= 0x90))
+    return 0;
+  return N;
+}
+
+/// Bytes copied through as they are.
+bool isPlain(unsigned char C) {
+  return C >= 0x20 && C < 0x80 && C != '"' && C != '\\';
+}
+
+void appendInteger(std::string &Out, auto V) {
+  char Buf[24];
+  auto R = std::to_chars(Buf, Buf + sizeof(Buf), V);
+  Out.append(Buf, R.ptr);
+}
+
+} // namespace
+
+void dd::appendJsonEscaped(std::string &Out, std::string_view S) {
+  const auto *P = reinterpret_cast<const unsigned char *>(S.data());
+  size_t Size = S.size();
+  for (size_t I = 0; I < Size;) {
+    // Runs of plain ASCII in one append.
+    size_t Run = I;
+    while (Run < Size && isPlain(P[Run]))
+      ++Run;
+    Out.append(S.data() + I, Run - I);
+    I = Run;
+    if (I == Size)
+      break;
+    unsigned char C = P[I];
+    switch (C) {
+    case '"':
+      Out += "\\\"";
+      break;
+    case '\\':
+      Out += "\\\\";
+      break;
+    case '\n':
+      Out += "\\n";
+      break;
+    case '\r':
+      Out += "\\r";
+      break;
+    case '\t':
+      Out += "\\t";
+      break;
+    default:
+      if (C < 0x20) {
+        static constexpr char Hex[] = "0123456789abcdef";
+        Out += "\\u00";
+        Out += Hex[C >> 4];
+        Out += Hex[C & 15];
+      } else if (size_t N = utf8Length(P + I, Size - I)) {
+        Out.append(S.data() + I, N);
+        I += N;
+        continue;
+      } else {
+        Out += "\\ufffd";
+      }
+    }
+    ++I;
+  }
+}
+
 std::string dd::jsonEscape(std::string_view S) {
   std::string Out;
   Out.reserve(S.size() + 2);
-  for (unsigned char Ch : S) {
-    switch (Ch) {
-    case '"': Out += "\\\""; break;
-    case '\\': Out += "\\\\"; break;
-    case '\n': Out += "\\n"; break;
-    case '\r': Out += "\\r"; break;
-    case '\t': Out += "\\t"; break;
-    default:
-      if (Ch < 0x20)
-        Out += fmt::format("\\u{:04x}", Ch);
-      else
-        Out.push_back(static_cast<char>(Ch));
-    }
-  }
+  appendJsonEscaped(Out, S);
   return Out;
+}
+
+void dd::appendMicros(std::string &Out, int64_t Ns) {
+  // Divide the magnitude as unsigned: INT64_MIN has no positive int64.
+  uint64_t A =
+      Ns < 0 ? 0 - static_cast<uint64_t>(Ns) : static_cast<uint64_t>(Ns);
+  if (Ns < 0)
+    Out += '-';
+  appendInteger(Out, A / 1000);
+  unsigned Frac = static_cast<unsigned>(A % 1000);
+  char Dec[4] = {'.', char('0' + Frac / 100), char('0' + Frac / 10 % 10),
+                 char('0' + Frac % 10)};
+  Out.append(Dec, 4);
+}
+
+std::string dd::formatMicros(int64_t Ns) {
+  std::string Out;
+  appendMicros(Out, Ns);
+  return Out;
+}
+
+void JsonWriter::flushBreak() {
+  if (!PendingBreak)
+    return;
+  PendingBreak = false;
+  Out += '\n';
+  Out.append(PendingIndent, ' ');
 }
 
 void JsonWriter::separate() {
@@ -76,6 +174,13 @@ void JsonWriter::separate() {
       Out += ',';
     First.back() = false;
   }
+  flushBreak();
+}
+
+JsonWriter &JsonWriter::breakLine(unsigned Indent) {
+  PendingBreak = true;
+  PendingIndent = Indent;
+  return *this;
 }
 
 JsonWriter &JsonWriter::beginObject() {
@@ -85,6 +190,7 @@ JsonWriter &JsonWriter::beginObject() {
   return *this;
 }
 JsonWriter &JsonWriter::endObject() {
+  flushBreak();
   Out += '}';
   First.pop_back();
   return *this;
@@ -96,6 +202,7 @@ JsonWriter &JsonWriter::beginArray() {
   return *this;
 }
 JsonWriter &JsonWriter::endArray() {
+  flushBreak();
   Out += ']';
   First.pop_back();
   return *this;
@@ -103,7 +210,7 @@ JsonWriter &JsonWriter::endArray() {
 JsonWriter &JsonWriter::key(std::string_view K) {
   separate();
   Out += '"';
-  Out += jsonEscape(K);
+  appendJsonEscaped(Out, K);
   Out += "\":";
   AfterKey = true;
   return *this;
@@ -111,18 +218,18 @@ JsonWriter &JsonWriter::key(std::string_view K) {
 JsonWriter &JsonWriter::value(std::string_view S) {
   separate();
   Out += '"';
-  Out += jsonEscape(S);
+  appendJsonEscaped(Out, S);
   Out += '"';
   return *this;
 }
 JsonWriter &JsonWriter::value(int64_t V) {
   separate();
-  Out += std::to_string(V);
+  appendInteger(Out, V);
   return *this;
 }
 JsonWriter &JsonWriter::value(uint64_t V) {
   separate();
-  Out += std::to_string(V);
+  appendInteger(Out, V);
   return *this;
 }
 JsonWriter &JsonWriter::value(double V) {
@@ -130,7 +237,12 @@ JsonWriter &JsonWriter::value(double V) {
   if (!std::isfinite(V))
     Out += "null";
   else
-    Out += fmt::format("{}", V);
+    fmt::format_to(std::back_inserter(Out), "{}", V);
+  return *this;
+}
+JsonWriter &JsonWriter::micros(int64_t Ns) {
+  separate();
+  appendMicros(Out, Ns);
   return *this;
 }
 JsonWriter &JsonWriter::value(bool V) {

@@ -27,8 +27,23 @@ std::string formatPercent(double Fraction, bool Signed = false);
 /// never inside a UTF-8 character.
 std::string shorten(std::string_view S, size_t Max);
 
+/// Appends \p S to \p Out as the inside of a JSON string: '"' and '\\'
+/// escaped, \n \r \t as such, other control characters as \u00XX, and each
+/// byte that does not start a valid UTF-8 sequence (a stray continuation
+/// byte, a truncated, overlong or surrogate form, beyond U+10FFFF) replaced
+/// by \ufffd, so the text is always valid JSON whatever the bytes.
+void appendJsonEscaped(std::string &Out, std::string_view S);
+/// appendJsonEscaped into a new string.
+std::string jsonEscape(std::string_view S);
+
+/// Nanoseconds as JSON microseconds with three decimals, exact and in
+/// Kineto's own form: "12.345", "0.001", "-1.500", "0.000".
+void appendMicros(std::string &Out, int64_t Ns);
+std::string formatMicros(int64_t Ns);
+
 /// A small streaming JSON writer: values are written in order, commas and
-/// nesting are tracked.
+/// nesting are tracked. Appends to \p Out as it goes, in one pass, so it
+/// writes large documents (`convert`'s traces) as fast as by hand.
 class JsonWriter {
 public:
   explicit JsonWriter(std::string &Out) : Out(Out) {}
@@ -47,6 +62,11 @@ public:
   JsonWriter &value(double V);
   JsonWriter &value(bool V);
   JsonWriter &null();
+  /// \p Ns written as microseconds (appendMicros).
+  JsonWriter &micros(int64_t Ns);
+  /// The next key, element or closing bracket starts on a new line, after
+  /// \p Indent spaces; a comma it needs stays at the end of this line.
+  JsonWriter &breakLine(unsigned Indent = 0);
   /// Writes \p Json, already valid JSON text, as the next value.
   JsonWriter &raw(std::string_view Json);
   template <typename T> JsonWriter &field(std::string_view K, const T &V) {
@@ -58,10 +78,11 @@ private:
   std::string &Out;
   std::vector<bool> First; // per open container: no element written yet
   bool AfterKey = false;
+  bool PendingBreak = false;
+  unsigned PendingIndent = 0;
   void separate();
+  void flushBreak();
 };
-
-std::string jsonEscape(std::string_view S);
 
 } // namespace dd
 

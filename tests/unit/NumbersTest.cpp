@@ -192,3 +192,66 @@ TEST_CASE("shorten cuts long names for tables, never inside a character") {
     CHECK(Out.size() <= Max);
   }
 }
+
+TEST_CASE("JSON strings: escaped, and invalid UTF-8 replaced") {
+  using dd::jsonEscape;
+  CHECK(jsonEscape("conv2d") == "conv2d");
+  CHECK(jsonEscape("") == "");
+  CHECK(jsonEscape("a\"b\\c") == "a\\\"b\\\\c");
+  CHECK(jsonEscape("l1\nl2\r\tx") == "l1\\nl2\\r\\tx");
+  CHECK(jsonEscape(std::string_view("\0\x01\x1f\x7f", 4)) ==
+        "\\u0000\\u0001\\u001f\x7f");
+  // Valid UTF-8 of every length passes through: é, €, U+10FFFF.
+  CHECK(jsonEscape("\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf") ==
+        "\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf");
+  // Each byte that starts no valid sequence becomes U+FFFD, and the
+  // following bytes are read afresh.
+  CHECK(jsonEscape("ok \xff bad") == "ok \\ufffd bad");
+  CHECK(jsonEscape("\x80x") == "\\ufffdx");            // stray continuation
+  CHECK(jsonEscape("\xe2\x82") == "\\ufffd\\ufffd");   // truncated at end
+  CHECK(jsonEscape("\xe2\x82x") == "\\ufffd\\ufffdx"); // truncated inside
+  CHECK(jsonEscape("\xc0\xaf") == "\\ufffd\\ufffd");   // overlong '/'
+  CHECK(jsonEscape("\xe0\x80\xaf") == "\\ufffd\\ufffd\\ufffd"); // overlong
+  CHECK(jsonEscape("\xed\xa0\x80") == "\\ufffd\\ufffd\\ufffd"); // surrogate
+  CHECK(jsonEscape("\xf4\x90\x80\x80") ==                       // > U+10FFFF
+        "\\ufffd\\ufffd\\ufffd\\ufffd");
+  // The writer's keys and values go through the same escaper.
+  std::string Out;
+  dd::JsonWriter W(Out);
+  W.beginObject().field("k\"\xff", "v\n\xc3").endObject();
+  CHECK(Out == "{\"k\\\"\\ufffd\":\"v\\n\\ufffd\"}");
+}
+
+TEST_CASE("JSON microseconds: three decimals, exact to the nanosecond") {
+  using dd::formatMicros;
+  CHECK(formatMicros(0) == "0.000");
+  CHECK(formatMicros(1) == "0.001");
+  CHECK(formatMicros(999) == "0.999");
+  CHECK(formatMicros(1000) == "1.000");
+  CHECK(formatMicros(12345) == "12.345");
+  CHECK(formatMicros(-1) == "-0.001");
+  CHECK(formatMicros(-1500) == "-1.500");
+  CHECK(formatMicros(1712195497714866810) == "1712195497714866.810");
+  CHECK(formatMicros(INT64_MAX) == "9223372036854775.807");
+  CHECK(formatMicros(INT64_MIN) == "-9223372036854775.808");
+  // What is written reads back as the same nanoseconds.
+  for (int64_t Ns : {int64_t(0), int64_t(1), int64_t(-999),
+                     int64_t(4458676522690655), int64_t(-1712195497714866810)})
+    CHECK(parseMicrosAsNanos(formatMicros(Ns)) == Ns);
+  std::string Out;
+  dd::JsonWriter W(Out);
+  W.beginArray().micros(-2).micros(3000).endArray();
+  CHECK(Out == "[-0.002,3.000]");
+}
+
+TEST_CASE("JSON writer: breakLine puts the next item on its own line") {
+  std::string Out;
+  dd::JsonWriter W(Out);
+  W.beginObject().field("a", 1).breakLine();
+  W.key("b").beginArray();
+  for (int I = 0; I < 2; ++I)
+    W.breakLine(2).beginObject().field("i", I).endObject();
+  W.endArray().breakLine().key("c").beginArray().breakLine().endArray();
+  W.endObject();
+  CHECK(Out == "{\"a\":1,\n\"b\":[\n  {\"i\":0},\n  {\"i\":1}],\n\"c\":[\n]}");
+}
