@@ -68,10 +68,14 @@ int main(int argc, char **argv) {
   std::string EarlyCopy = DamagedCopy(dd::test::SynthRun::Base +
                                       dd::test::SynthRun::IterationNs + 5'000);
   std::string CopyAtZero = DamagedCopy(0);
+  // A copy 2^63 - 1 ms into CUPTI's clock: past the times ddscript
+  // represents (sums of such times overflowed in the graph build).
+  std::string CopyTimeHuge = DamagedCopy((uint64_t(1) << 63) - 1'000'000);
 
   bool Ok =
       save(Dir, "run.cupti", Run) && save(Dir, "early_copy.cupti", EarlyCopy) &&
       save(Dir, "copy_at_zero.cupti", CopyAtZero) &&
+      save(Dir, "copy_time_huge.cupti", CopyTimeHuge) &&
       save(Dir, "truncated.cupti", Run.substr(0, Run.size() / 2 + 3)) &&
       save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
       save(Dir, "version2.cupti", Version2) &&
