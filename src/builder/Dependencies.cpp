@@ -272,7 +272,9 @@ void GpuDeps::addQueueFull() {
     std::nth_element(CallDurs.begin(), P, CallDurs.end());
     Quick = *P;
   }
-  int64_t LongCall = std::max<int64_t>(50000, 10 * Quick);
+  // (Clamped: a damaged trace's durations may be anything.)
+  int64_t LongCall = std::max<int64_t>(
+      50000, std::clamp<int64_t>(Quick, 0, MaxTime / 10) * 10);
   for (ResourceId S = 0; S < C.StreamOps.size(); ++S) {
     const auto &Ops = C.StreamOps[S];
     // Work on a stream finishes in order: a running maximum of ends is

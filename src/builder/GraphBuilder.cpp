@@ -409,6 +409,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
     return fail(noGpuWorkMessage(T));
   llvm::DenseMap<trace::TrackId, ResourceId> StreamRes;
   std::vector<EventId> GpuEvents;
+  llvm::DenseMap<EventId, int64_t> QueuedAt; ///< see below
   for (EventId E = 0; E < T.numEvents(); ++E) {
     if (!trace::isGpuWork(T.Kind[E]))
       continue;
@@ -423,10 +424,22 @@ llvm::Error detail::createTasks(BuildContext &C) {
     }
     if (Call == NoTask && (T.Start[E] < C.W0 || T.Start[E] >= C.W1))
       continue;
+    // Work recorded as starting before its own launch call (damaged or
+    // skewed times) is read as queued when it was launched: it keeps its
+    // place behind the work launched before it on its stream. Ordered by
+    // its start, a copy at time 0 ran ahead of all its stream's work, and
+    // the syncs of earlier iterations, which wait for that work, then
+    // waited for the copy their own thread launches later: a cycle.
+    if (Call != NoTask && T.Start[E] < C.mStart(Call))
+      QueuedAt[E] = C.mStart(Call);
     GpuEvents.push_back(E);
   }
+  auto OrderOf = [&](EventId E) {
+    auto It = QueuedAt.find(E);
+    return It == QueuedAt.end() ? T.Start[E] : It->second;
+  };
   sortEvents(GpuEvents,
-             [&](EventId E) { return std::make_tuple(T.Start[E], E); });
+             [&](EventId E) { return std::make_tuple(OrderOf(E), E); });
   for (EventId E : GpuEvents) {
     trace::TrackId Track = T.TrackOf[E];
     auto [It, New] = StreamRes.try_emplace(Track, NoResource);
@@ -445,7 +458,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
     C.TaskOfEvent[E] = X;
     G.MeasuredStart[X] = T.Start[E];
     G.MeasuredDur[X] = T.Dur[E];
-    G.OrderKey[X] = T.Start[E];
+    G.OrderKey[X] = OrderOf(E);
     G.Bytes[X] =
         T.Bytes[E] != trace::NoValue ? T.Bytes[E] : Bytes(E).value_or(-1);
     if (K == TaskKind::Comm)
@@ -478,7 +491,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
   for (TaskId X = 0; X < G.numTasks(); ++X) {
     if (!G.isGpu(X))
       continue;
-    C.StreamOps[G.Res[X]].push_back(X); // created in start order
+    C.StreamOps[G.Res[X]].push_back(X); // created in stream order (OrderKey)
     TaskId Call = G.Launcher[X];
     int32_t Dev = G.Resources[G.Res[X]].Device;
     C.DeviceLaunches[Dev].push_back({C.launchTime(X), Call, X});

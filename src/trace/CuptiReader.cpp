@@ -49,6 +49,8 @@ public:
     T.Format = SourceFormat::Cupti;
   }
   llvm::Expected<Trace> run();
+  /// run()'s second pass: the records into the trace model.
+  llvm::Expected<Trace> convert();
 
 private:
   std::string_view Data;
@@ -101,8 +103,16 @@ private:
   llvm::DenseMap<uint64_t, uint32_t> EventBySyncId;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> EventsByKey;
 
-  int64_t unixNs(uint64_t CuptiNs) const {
-    return static_cast<int64_t>(CuptiNs) + ClockOffset;
+  /// The Unix time of CUPTI time \p CuptiNs. Times ddscript represents lie
+  /// from 0 to MaxTraceNs (2^62 ns, about the year 2116): a damaged record's
+  /// time beyond, or a damaged clock offset, is refused here, so that no
+  /// difference or sum of two times overflows downstream.
+  int64_t unixNs(uint64_t CuptiNs) const;
+  /// The length of [Start, End] (End >= Start was checked), its end checked
+  /// as unixNs checks it.
+  int64_t spanNs(uint64_t Start, uint64_t End) const {
+    (void)unixNs(End);
+    return static_cast<int64_t>(End - Start);
   }
   const std::string &str(uint32_t Id) const { return Strings[Id]; }
   TrackId threadTrack(uint32_t Pid, uint32_t Tid);
@@ -149,6 +159,21 @@ void CuptiParser::checkDevice(uint64_t Device) const {
   if (Device > MaxDeviceIndex)
     corrupt("device " + std::to_string(Device) + " is not a GPU index (0 to " +
             std::to_string(MaxDeviceIndex) + ")");
+}
+
+constexpr int64_t MaxTraceNs = int64_t(1) << 62;
+
+int64_t CuptiParser::unixNs(uint64_t CuptiNs) const {
+  // |ClockOffset| <= MaxTraceNs (run()), so the sum cannot overflow.
+  int64_t U = CuptiNs > uint64_t(MaxTraceNs)
+                  ? -1
+                  : static_cast<int64_t>(CuptiNs) + ClockOffset;
+  if (U < 0 || U > MaxTraceNs)
+    throw ReadError{"corrupt run.cupti file: a record's time, " +
+                    std::to_string(CuptiNs) +
+                    " ns on CUPTI's clock, is not between the Unix epoch "
+                    "and 2^62 ns after it (a damaged time or clock offset)"};
+  return U;
 }
 
 void CuptiParser::corrupt(const std::string &Why) const {
@@ -451,7 +476,7 @@ void CuptiParser::addApi(const fmt_::ApiRecord &R) {
         (Runtime ? "cudaRuntimeApi#" : "cuDriverApi#") + std::to_string(R.Cbid);
   EventId E = T.addEvent(Runtime ? EventKind::Runtime : EventKind::Driver,
                          T.Strings.intern(Name), threadTrack(R.Pid, R.Tid),
-                         unixNs(R.Start), static_cast<int64_t>(R.End - R.Start),
+                         unixNs(R.Start), spanNs(R.Start, R.End),
                          {{ArgKey::Cbid, false, R.Cbid}});
   T.Correlation[E] = R.Correlation;
 }
@@ -472,7 +497,7 @@ void CuptiParser::addKernel(const fmt_::KernelRecord &R) {
   EventId E =
       T.addEvent(EventKind::Kernel, T.Strings.intern(It->second),
                  T.deviceTrack(static_cast<int32_t>(R.Device), R.Stream),
-                 unixNs(R.Start), static_cast<int64_t>(R.End - R.Start), Args);
+                 unixNs(R.Start), spanNs(R.Start, R.End), Args);
   T.Correlation[E] = R.Correlation;
 }
 
@@ -502,7 +527,7 @@ void CuptiParser::addMemcpy(const fmt_::MemcpyRecord &R) {
   EventId E =
       T.addEvent(EventKind::Memcpy, T.Strings.intern(Name),
                  T.deviceTrack(static_cast<int32_t>(R.Device), R.Stream),
-                 unixNs(R.Start), static_cast<int64_t>(R.End - R.Start));
+                 unixNs(R.Start), spanNs(R.Start, R.End));
   T.Correlation[E] = R.Correlation;
   T.Bytes[E] = static_cast<int64_t>(R.Bytes);
 }
@@ -517,7 +542,7 @@ void CuptiParser::addMemset(const fmt_::MemsetRecord &R) {
   EventId E =
       T.addEvent(EventKind::Memset, T.Strings.intern(Name),
                  T.deviceTrack(static_cast<int32_t>(R.Device), R.Stream),
-                 unixNs(R.Start), static_cast<int64_t>(R.End - R.Start));
+                 unixNs(R.Start), spanNs(R.Start, R.End));
   T.Correlation[E] = R.Correlation;
   T.Bytes[E] = static_cast<int64_t>(R.Bytes);
 }
@@ -565,10 +590,9 @@ void CuptiParser::addSync(const fmt_::SyncRecord &R) {
       Args.push_back({ArgKey::WaitOnEventCorr, false, Rec->Correlation});
     }
   }
-  EventId E =
-      T.addEvent(EventKind::CudaSync, T.Strings.intern(Kind),
-                 T.deviceTrack(deviceOfContext(R.Context), Stream),
-                 unixNs(R.Start), static_cast<int64_t>(R.End - R.Start), Args);
+  EventId E = T.addEvent(EventKind::CudaSync, T.Strings.intern(Kind),
+                         T.deviceTrack(deviceOfContext(R.Context), Stream),
+                         unixNs(R.Start), spanNs(R.Start, R.End), Args);
   T.Correlation[E] = R.Correlation;
 }
 
@@ -607,7 +631,7 @@ void CuptiParser::addMarker(const fmt_::MarkerRecord &R) {
   }
   T.addEvent(EventKind::Marker, T.Strings.intern(str(R.NameStr)),
              threadTrack(R.Pid, R.Tid), unixNs(R.Start),
-             static_cast<int64_t>(R.End - R.Start));
+             spanNs(R.Start, R.End));
 }
 
 void CuptiParser::addOverhead(const fmt_::OverheadRecord &R) {
@@ -643,9 +667,8 @@ void CuptiParser::addOverhead(const fmt_::OverheadRecord &R) {
   TrackId Tr = R.ObjectKind == 2
                    ? threadTrack(R.ObjectId0, R.ObjectId1)
                    : T.internTrack(std::to_string(Process.Pid), "overhead");
-  EventId E =
-      T.addEvent(EventKind::Overhead, T.Strings.intern(Name), Tr,
-                 unixNs(R.Start), static_cast<int64_t>(R.End - R.Start));
+  EventId E = T.addEvent(EventKind::Overhead, T.Strings.intern(Name), Tr,
+                         unixNs(R.Start), spanNs(R.Start, R.End));
   if (R.Correlation)
     T.Correlation[E] = R.Correlation;
 }
@@ -764,9 +787,22 @@ llvm::Expected<Trace> CuptiParser::run() {
   } catch (const ReadError &E) {
     return makeError(E.Msg);
   }
-  if (Process.SyncCuptiNs && Process.SyncUnixNs)
+  if (Process.SyncCuptiNs && Process.SyncUnixNs) {
+    if (Process.SyncCuptiNs > uint64_t(MaxTraceNs) ||
+        Process.SyncUnixNs > uint64_t(MaxTraceNs))
+      return makeError("corrupt run.cupti file: the process record's clock "
+                       "pair is beyond 2^62 ns");
     ClockOffset = static_cast<int64_t>(Process.SyncUnixNs) -
                   static_cast<int64_t>(Process.SyncCuptiNs);
+  }
+  try {
+    return convert();
+  } catch (const ReadError &E) {
+    return makeError(E.Msg);
+  }
+}
+
+llvm::Expected<Trace> CuptiParser::convert() {
   findNestedDriverCalls();
   for (uint32_t I = 0; I < CudaEvents.size(); ++I) {
     const fmt_::CudaEventRecord &C = CudaEvents[I];

@@ -246,8 +246,11 @@ JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
   // Parse [D[Pos], D[End]) as "[" elements "]", in place: the byte before,
   // the byte at End and the one after it are borrowed and given back.
   size_t Begin = Pos;
-  char Before = D[Begin - 1], After = D[End], Beyond = D[End + 1];
-  D[Begin - 1] = '[';
+  // The byte before the window: Buf[0], the slack, when it starts the data
+  // (D[Begin - 1] would wrap the index around, which is undefined).
+  char *Open = D + Begin - 1;
+  char Before = *Open, After = D[End], Beyond = D[End + 1];
+  *Open = '[';
   D[End] = ']';
   // simdjson reads the byte after a document that ends in ']', and takes
   // a ']' there for a sign that the array may have run on: a document
@@ -255,7 +258,7 @@ JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
   // follows it) then fails. That byte is the next window's, or stale.
   D[End + 1] = ' ';
   auto Restore = llvm::make_scope_exit([&] {
-    D[Begin - 1] = Before;
+    *Open = Before;
     D[End] = After;
     D[End + 1] = Beyond;
   });
@@ -264,8 +267,8 @@ JsonWalker::parseWindow(size_t End, bool Final, bool Exact, ElementFn Element) {
   // thread that cuts windows while this parser may be parsing one.
   if (Parser.capacity() < Cap + 2)
     reserveParser();
-  auto Doc = Parser.iterate(simdjson::padded_string_view(
-      D + Begin - 1, End - Begin + 2, BufEnd - (D + Begin - 1)));
+  auto Doc = Parser.iterate(
+      simdjson::padded_string_view(Open, End - Begin + 2, BufEnd - Open));
   if (Doc.error()) {
     if (Doc.error() == simdjson::UNCLOSED_STRING && Final) {
       // The content ends inside a string: name the element it is in (the

@@ -25,13 +25,12 @@ unsigned dd::trace::loadThreadsFor(uint64_t ContentBytes, size_t WindowBytes) {
   return ContentBytes < 12 * uint64_t(WindowBytes) ? 1 : defaultLoadThreads();
 }
 
-llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
+/// What readTrace and parseTrace share: the format told apart by content.
+static llvm::Expected<Trace> readTraceFrom(InputStream &In,
+                                           const std::string &Path,
                                            const ProgressFn &Progress) {
-  auto In = InputStream::open(Path);
-  if (!In)
-    return In.takeError();
   // The collector's binary format is told apart by its magic number.
-  auto Head = (*In)->peek(16);
+  auto Head = In.peek(16);
   if (!Head)
     return Head.takeError();
   if (Progress)
@@ -44,9 +43,9 @@ llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
       if (Head->find('\0') != std::string_view::npos)
         return makeError("not a trace: a binary file that is neither gzip "
                          "nor run.cupti (no DDCUPTI magic number)");
-      return readKinetoJson(**In, Path, Progress);
+      return readKinetoJson(In, Path, Progress);
     }
-    auto Data = (*In)->readAll();
+    auto Data = In.readAll();
     if (!Data)
       return Data.takeError();
     return parseCupti(*Data, Path);
@@ -55,4 +54,18 @@ llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
   if (Progress)
     Progress(1.0);
   return T;
+}
+
+llvm::Expected<Trace> dd::trace::readTrace(const std::string &Path,
+                                           const ProgressFn &Progress) {
+  auto In = InputStream::open(Path);
+  if (!In)
+    return In.takeError();
+  return readTraceFrom(**In, Path, Progress);
+}
+
+llvm::Expected<Trace> dd::trace::parseTrace(std::string_view Data,
+                                            const std::string &Path) {
+  auto In = InputStream::fromMemory(Data);
+  return readTraceFrom(*In, Path, nullptr);
 }

@@ -22,6 +22,11 @@ using ProgressFn = std::function<void(double)>;
 llvm::Expected<Trace> readTrace(const std::string &Path,
                                 const ProgressFn &Progress = nullptr);
 
+/// readTrace of a file's bytes already in memory (\p Path names it in
+/// messages): the same formats, told apart the same way.
+llvm::Expected<Trace> parseTrace(std::string_view Data,
+                                 const std::string &Path);
+
 /// The windows JSON traces are parsed in (see JsonWalker).
 constexpr size_t DefaultWindowBytes = size_t(4) << 20;
 

@@ -55,14 +55,33 @@ int main(int argc, char **argv) {
   Never.add(P);
   Never.finish({});
 
-  bool Ok = save(Dir, "run.cupti", Run) &&
-            save(Dir, "truncated.cupti", Run.substr(0, Run.size() / 2 + 3)) &&
-            save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
-            save(Dir, "version2.cupti", Version2) &&
-            save(Dir, "bad_count.cupti", Count) &&
-            save(Dir, "junk_after_end.cupti", Junk) &&
-            save(Dir, "flags.cupti", Flags) &&
-            save(Dir, "cut_magic.cupti", Magic) &&
-            save(Dir, "never_opened.cupti", Never.data());
+  // The second iteration's copy recorded before the first kernel on its
+  // stream, and one recorded at CUPTI time 0 (damaged times).
+  auto DamagedCopy = [](uint64_t At) {
+    dd::test::SynthRun D;
+    D.DamagedCopyIteration = 1;
+    D.CopyStart = At;
+    dd::cupti::RecordWriter DW;
+    dd::test::writeSyntheticRun(DW, D);
+    return DW.data();
+  };
+  std::string EarlyCopy = DamagedCopy(dd::test::SynthRun::Base +
+                                      dd::test::SynthRun::IterationNs + 5'000);
+  std::string CopyAtZero = DamagedCopy(0);
+  // A copy 2^63 - 1 ms into CUPTI's clock: past the times ddscript
+  // represents (sums of such times overflowed in the graph build).
+  std::string CopyTimeHuge = DamagedCopy((uint64_t(1) << 63) - 1'000'000);
+
+  bool Ok =
+      save(Dir, "run.cupti", Run) && save(Dir, "early_copy.cupti", EarlyCopy) &&
+      save(Dir, "copy_at_zero.cupti", CopyAtZero) &&
+      save(Dir, "copy_time_huge.cupti", CopyTimeHuge) &&
+      save(Dir, "truncated.cupti", Run.substr(0, Run.size() / 2 + 3)) &&
+      save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
+      save(Dir, "version2.cupti", Version2) &&
+      save(Dir, "bad_count.cupti", Count) &&
+      save(Dir, "junk_after_end.cupti", Junk) &&
+      save(Dir, "flags.cupti", Flags) && save(Dir, "cut_magic.cupti", Magic) &&
+      save(Dir, "never_opened.cupti", Never.data());
   return Ok ? 0 : 1;
 }

@@ -38,6 +38,12 @@ struct SynthRun {
   /// first iteration's first allocation (1 MiB) is never freed.
   static constexpr uint64_t ActivationBytes = 8 << 20;
   uint64_t FirstKernelStart = 0;
+  /// The device-to-host copy of this iteration (-1: none) is recorded as
+  /// starting at CopyStart (a time CUPTI gives, 0 allowed) instead of after
+  /// its launch and the work before it: damaged times, which a reader must
+  /// take without a crash or an internal error.
+  int DamagedCopyIteration = -1;
+  uint64_t CopyStart = 0;
 };
 
 /// Writes \p S as the collector would (Process first, End last).
@@ -220,7 +226,9 @@ inline void writeSyntheticRun(cupti::RecordWriter &W, SynthRun &S) {
     cf::ApiRecord Copy =
         Api(SynthRun::MainTid, "cudaMemcpyAsync_v3020", T + 500'000, 4'000);
     cf::MemcpyRecord Mc;
-    Mc.Start = std::max(Copy.Start + 6'000, StreamFree7 + 1'000);
+    Mc.Start = I == S.DamagedCopyIteration
+                   ? S.CopyStart
+                   : std::max(Copy.Start + 6'000, StreamFree7 + 1'000);
     Mc.End = Mc.Start + 3'000;
     Mc.Bytes = 4;
     Mc.Device = Mc.SrcDevice = Mc.DstDevice = 0;
@@ -231,9 +239,10 @@ inline void writeSyntheticRun(cupti::RecordWriter &W, SynthRun &S) {
     Mc.SrcKind = 3;  // device
     Mc.DstKind = 2;  // pinned
     W.add(Mc);
-    StreamFree7 = Mc.End;
+    StreamFree7 = std::max(StreamFree7, Mc.End);
+    uint64_t SyncEnd = std::max(StreamFree7 + 4'000, T + 509'000);
     cf::ApiRecord Sync = Api(SynthRun::MainTid, "cudaStreamSynchronize_v3020",
-                             T + 505'000, Mc.End + 4'000 - (T + 505'000));
+                             T + 505'000, SyncEnd - (T + 505'000));
     cf::SyncRecord Ss;
     Ss.Start = Sync.Start;
     Ss.End = Sync.End;

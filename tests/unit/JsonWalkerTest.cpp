@@ -106,6 +106,16 @@ TEST_CASE("windows: a bare array of events") {
   checkWindows(J, {16, 50, 200, 999});
 }
 
+// The first window of the array's data starts the walker's buffer: the byte
+// borrowed before it is the buffer's slack, reached without an index that
+// wraps around (UBSan reported a pointer overflow; .ci/sanitize, the kineto
+// fuzz target).
+TEST_CASE("windows: the array's first window at the start of the buffer") {
+  std::string J =
+      R"J({"traceEvents": [{"ph": "X", "cat": "frame", "name": "draw", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})J";
+  checkWindows(J, {16, 64, 100});
+}
+
 TEST_CASE("windows: errors are the same, at the same line") {
   std::string Good = adversarial();
   // A broken event deep in the array.

@@ -481,8 +481,9 @@ TEST_CASE("page: the summary holds the run's numbers") {
   for (auto [Id, S] :
        {std::pair{"measured", &D.Measured}, std::pair{"replayed", &D.Replayed},
         std::pair{"predicted", &*D.Predicted}}) {
-    CAPTURE(Id);
-    std::string Cell = std::string("<td id=\"") + Id +
+    const char *Name = Id; // clang 14 cannot capture a structured binding
+    CAPTURE(Name);
+    std::string Cell = std::string("<td id=\"") + Name +
                        "\" class=\"num\" data-ns=\"" +
                        std::to_string(S->Iterations[It].length()) + "\">";
     CHECK(Html.find(Cell) != std::string::npos);

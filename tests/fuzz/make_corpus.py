@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/NAME/) from
+the project's own inputs, each seed a few KB at most so that the corpora stay
+small in the repository:
+
+  kineto    the small traces of tests/data as they are (two gzip files
+            among them), and the first events of larger ones, cut into
+            whole documents
+  cupti     the synthetic run.cupti files dd_make_cupti_fixtures writes
+            (--cupti DIR: build/tests/cli/cupti after `ctest -R cupti`)
+  dd        tests/lang models under 2 KB and the smaller stdlib models
+  quantity  numbers with units, by hand (first byte: sign allowed, dimension)
+
+Usage: make_corpus.py [--cupti DIR]   (run from anywhere; rewrites the seeds)
+"""
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DATA = os.path.join(ROOT, "tests", "data")
+MAX_SEED = 8 * 1024
+
+
+def out_dir(name):
+    d = os.path.join(HERE, "corpus", name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def cut_trace(path, events):
+    """The first `events` events of a Kineto trace, with its other keys."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        doc = json.load(f)
+    doc["traceEvents"] = doc["traceEvents"][:events]
+    return json.dumps(doc, separators=(",", ":"))
+
+
+def kineto():
+    d = out_dir("kineto")
+    for f in ["synthetic/steps_median2.json", "malformed/huge_timestamp.json",
+              "malformed/not_json.json", "malformed/unknown_schema.json",
+              "malformed/not_an_object.json", "hta/edge_cases/large_integer.json.gz",
+              "kineto/docs_before_fix_trace.json.gz"]:
+        shutil.copy(os.path.join(DATA, f), os.path.join(d, f.replace("/", "_")))
+    for f in ["hta/critical_path/event_sync.json.gz",
+              "hta/critical_path/event_sync_multi_stream.json.gz",
+              "hta/edge_cases/cpu_only.json.gz", "hta/triton_example.json.gz",
+              "kineto/docs_after_fix_trace.json.gz",
+              "kineto/resnet50_v100_workers0.pt.trace.json.gz"]:
+        n = 60
+        while True:
+            text = cut_trace(os.path.join(DATA, f), n)
+            if len(text) <= MAX_SEED or n <= 5:
+                break
+            n = n * 3 // 4
+        if len(text) > MAX_SEED:
+            continue  # its other keys alone are too large
+        name = f.replace("/", "_").replace(".json.gz", "") + ".cut.json"
+        with open(os.path.join(d, name), "w") as o:
+            o.write(text)
+
+
+def cupti(src):
+    d = out_dir("cupti")
+    # The whole run and damaged ones that read differently; the other
+    # damaged fixtures are a byte or two away from these.
+    for f in ["run", "copy_at_zero", "never_opened", "truncated"]:
+        shutil.copy(os.path.join(src, f + ".cupti"), d)
+
+
+def dd():
+    d = out_dir("dd")
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "lang", "**", "*.dd"),
+                             recursive=True))
+    files += [os.path.join(ROOT, "stdlib", m + ".dd")
+              for m in ["roofline", "batch", "dataloader", "gpu"]]
+    # regex_long matches a 512 KB string on purpose: 17 s under the
+    # sanitizers, over the campaigns' -timeout.
+    files = [f for f in files if not f.endswith("regex_long.dd")]
+    for f in files:
+        if os.path.getsize(f) <= 2048 or "/stdlib/" in f:
+            rel = os.path.relpath(f, ROOT).replace("/", "_")
+            shutil.copy(f, os.path.join(d, rel))
+
+
+def quantity():
+    d = out_dir("quantity")
+    seeds = ["25Gbps", "16GiB", "35.5ms", "16_000MB", "0", "-1.5e3us", "1e308",
+             "2.5", "10Gbps", "1_0.0_1e-1_0s", "+11", "011", "1e1", ".5ms",
+             "true", "nccl", "3 MB", "0x10", "1__0", "5e-324ns"]
+    for i, s in enumerate(seeds):
+        with open(os.path.join(d, "q%02d" % i), "wb") as o:
+            o.write(bytes([i % 8]) + s.encode())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cupti", help="the directory dd_make_cupti_fixtures wrote")
+    a = ap.parse_args()
+    kineto()
+    dd()
+    quantity()
+    if a.cupti:
+        cupti(a.cupti)
+
+
+if __name__ == "__main__":
+    main()
