@@ -46,7 +46,8 @@ static Phase phaseOfName(TaskKind K, std::string_view N) {
   // "AddBackward0", "torch::autograd::AccumulateGrad".
   if (K == TaskKind::CpuOp) {
     std::string_view Stem = N;
-    while (!Stem.empty() && std::isdigit(static_cast<unsigned char>(Stem.back())))
+    while (!Stem.empty() &&
+           std::isdigit(static_cast<unsigned char>(Stem.back())))
       Stem.remove_suffix(1);
     if ((Stem.size() > 8 && Stem.substr(Stem.size() - 8) == "Backward" &&
          !startsWith(N, "aten::")) ||
@@ -275,8 +276,7 @@ static void assignLayers(BuildContext &C) {
     if (G.isGpu(X) || G.PhaseOf[X] != Phase::Backward)
       continue;
     EventId E = G.Event[X];
-    if (E != ~0u && T.SeqNumber[E] != trace::NoValue &&
-        T.FwdThread[E] > 0) {
+    if (E != ~0u && T.SeqNumber[E] != trace::NoValue && T.FwdThread[E] > 0) {
       auto It = ForwardBySeq.find(T.SeqNumber[E]);
       if (It != ForwardBySeq.end()) {
         G.LayerOf[X] = G.LayerOf[It->second];

@@ -213,17 +213,16 @@ void Calibrator::startSide(TaskId X) {
   auto Slack = [&](int64_t Src) { return S - Src; };
   if (S - Best < 0)
     ++C.Stats.ClampedDelays;
-  int64_t ResTypical = G.isGpu(X)
-                           ? (TypGap.count(deviceOf(X))
-                                  ? TypGap.lookup(deviceOf(X))
-                                  : 1000)
-                           : TypCpuGap[G.Res[X]];
+  int64_t ResTypical =
+      G.isGpu(X)
+          ? (TypGap.count(deviceOf(X)) ? TypGap.lookup(deviceOf(X)) : 1000)
+          : TypCpuGap[G.Res[X]];
   // Calls on one thread or work on one stream do not overlap; overlaps in
   // the trace are clock noise (microsecond timestamps), kept so the replay
   // matches.
-  G.Gap[X] = std::max<int64_t>(-Tolerance, BestEdge < 0
-                                      ? Slack(ResSrc)
-                                      : std::min(ResTypical, Slack(ResSrc)));
+  G.Gap[X] = std::max<int64_t>(
+      -Tolerance,
+      BestEdge < 0 ? Slack(ResSrc) : std::min(ResTypical, Slack(ResSrc)));
   for (uint32_t I = InBegin[X]; I < InBegin[X + 1]; ++I) {
     uint32_t EI = InList[I];
     Edge &E = G.Edges[EI];
@@ -294,10 +293,10 @@ void Calibrator::run() {
   }
   for (ResourceId R = 0; R < G.Resources.size(); ++R) {
     Resource &Res = G.Resources[R];
-    Res.TypicalGap = Res.Kind == ResourceKind::GpuStream
-                         ? (TypGap.count(Res.Device) ? TypGap.lookup(Res.Device)
-                                                     : 1000)
-                         : TypCpuGap[R];
+    Res.TypicalGap =
+        Res.Kind == ResourceKind::GpuStream
+            ? (TypGap.count(Res.Device) ? TypGap.lookup(Res.Device) : 1000)
+            : TypCpuGap[R];
   }
   // Remove the edges the measured times disproved.
   std::vector<Edge> Kept;

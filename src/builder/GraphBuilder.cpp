@@ -260,8 +260,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
   struct Work {
     int64_t Flops = -1, Moved = -1;
   };
-  llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work>
-      WorkOf;
+  llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work> WorkOf;
   auto OpWork = [&](EventId E) -> Work {
     const trace::Arg *Dims = T.arg(E, trace::ArgKey::InputDims);
     if (!Dims || !Dims->IsString)
@@ -274,8 +273,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
         WorkOf.try_emplace({T.Name[E], Dims->Value, ConcreteId, TypesId});
     if (!New)
       return It->second;
-    auto Shapes =
-        trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
+    auto Shapes = trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
       return {};
     std::string_view DimsJson = T.str(static_cast<StringId>(Dims->Value));
@@ -292,10 +290,9 @@ llvm::Error detail::createTasks(BuildContext &C) {
     if (W)
       It->second.Flops = W->Flops;
     if (In)
-      It->second.Moved =
-          trace::movedBytes(T.name(E), *Shapes, W, *In,
-                            trace::elementSize(TypesJson))
-              .value_or(-1);
+      It->second.Moved = trace::movedBytes(T.name(E), *Shapes, W, *In,
+                                           trace::elementSize(TypesJson))
+                             .value_or(-1);
     return It->second;
   };
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {

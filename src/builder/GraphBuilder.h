@@ -45,7 +45,7 @@ struct BuildStats {
   /// Of those, work launched before the trace's first traced call (its
   /// correlation id lower): queued before the trace began.
   uint64_t GpuQueuedBefore = 0;
-  uint64_t OverlappingLeaves = 0;  ///< CPU calls overlapping on one thread
+  uint64_t OverlappingLeaves = 0; ///< CPU calls overlapping on one thread
   /// GPU work that starts over 2 us before the work before it on its stream
   /// ends (the replay runs a stream's work one at a time), and the most.
   uint64_t OverlappingGpu = 0;

@@ -194,9 +194,9 @@ const char *bc::selectKinds() {
 }
 
 SourceRange Function::rangeAt(uint32_t Pc) const {
-  auto It = std::upper_bound(
-      Lines.begin(), Lines.end(), Pc,
-      [](uint32_t P, const LineEntry &E) { return P < E.Pc; });
+  auto It =
+      std::upper_bound(Lines.begin(), Lines.end(), Pc,
+                       [](uint32_t P, const LineEntry &E) { return P < E.Pc; });
   if (It == Lines.begin())
     return Range;
   return (It - 1)->Range;
@@ -332,8 +332,8 @@ std::optional<std::string> bc::verifyStack(const Program &P) {
         return Fail(Pc, "an unknown opcode");
       std::optional<Effect> E = stackEffect(F, Pc);
       if (!E)
-        return Fail(Pc, fmt::format("no stack effect known for {}",
-                                    opcodeName(Op)));
+        return Fail(
+            Pc, fmt::format("no stack effect known for {}", opcodeName(Op)));
       if (Op == Opcode::Return && D < 1)
         return Fail(Pc, "a return with nothing to return");
       uint32_t Next = Pc + instructionSize(Op);
@@ -350,8 +350,9 @@ std::optional<std::string> bc::verifyStack(const Program &P) {
           return Err;
       if (E->Taken) {
         int64_t To = static_cast<int64_t>(Next) +
-                     readOperand(F, Pc, static_cast<unsigned>(
-                                            std::strlen(opcodeOperands(Op)) - 1));
+                     readOperand(F, Pc,
+                                 static_cast<unsigned>(
+                                     std::strlen(opcodeOperands(Op)) - 1));
         if (To < 0 || To > Size)
           return Fail(Pc, "a jump out of the function");
         if (auto Err = Go(static_cast<uint32_t>(To), *E->Taken))

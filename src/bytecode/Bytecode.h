@@ -129,7 +129,7 @@ enum class FilterOp : uint8_t {
   Compare,   ///< mask: A cmp B (Sub: 0 == 1 != 2 < 3 <= 4 > 5 >=)
   Match,     ///< mask: string column A ~ regex/string capture B
   NotMatch,
-  In,        ///< mask: column A in captured list/set/range B
+  In, ///< mask: column A in captured list/set/range B
   And,
   Or,
   Not,

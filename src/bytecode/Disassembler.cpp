@@ -19,19 +19,32 @@ static std::string constantText(const Constant &C) {
 
 static const char *filterOpName(FilterOp Op) {
   switch (Op) {
-  case FilterOp::True: return "true";
-  case FilterOp::Prop: return "prop";
-  case FilterOp::LayerProp: return "layer.prop";
-  case FilterOp::Capture: return "capture";
-  case FilterOp::Arith: return "arith";
-  case FilterOp::Compare: return "compare";
-  case FilterOp::Match: return "match";
-  case FilterOp::NotMatch: return "nomatch";
-  case FilterOp::In: return "in";
-  case FilterOp::And: return "and";
-  case FilterOp::Or: return "or";
-  case FilterOp::Not: return "not";
-  case FilterOp::Truthy: return "truthy";
+  case FilterOp::True:
+    return "true";
+  case FilterOp::Prop:
+    return "prop";
+  case FilterOp::LayerProp:
+    return "layer.prop";
+  case FilterOp::Capture:
+    return "capture";
+  case FilterOp::Arith:
+    return "arith";
+  case FilterOp::Compare:
+    return "compare";
+  case FilterOp::Match:
+    return "match";
+  case FilterOp::NotMatch:
+    return "nomatch";
+  case FilterOp::In:
+    return "in";
+  case FilterOp::And:
+    return "and";
+  case FilterOp::Or:
+    return "or";
+  case FilterOp::Not:
+    return "not";
+  case FilterOp::Truthy:
+    return "truthy";
   }
   return "?";
 }
@@ -61,8 +74,8 @@ static std::string filterNodeText(const FilterNode &N) {
 }
 
 std::string bc::disassemble(const Program &P, const SourceManager *SM) {
-  std::string Out = fmt::format("; ddscript bytecode, format {}\n",
-                                FormatVersion);
+  std::string Out =
+      fmt::format("; ddscript bytecode, format {}\n", FormatVersion);
   for (size_t G = 0; G < P.GlobalNames.size(); ++G)
     Out += fmt::format("global {} {}\n", G, P.GlobalNames[G]);
   for (const ParamInfo &Pm : P.Params)
@@ -106,8 +119,8 @@ std::string bc::disassemble(const Program &P, const SourceManager *SM) {
       for (unsigned I = 0; Layout[I]; ++I) {
         int64_t V = readOperand(F, Pc, I);
         if (Layout[I] == 'i')
-          Ops += fmt::format(" ->{:04}",
-                             static_cast<int64_t>(Pc + instructionSize(Op)) + V);
+          Ops += fmt::format(
+              " ->{:04}", static_cast<int64_t>(Pc + instructionSize(Op)) + V);
         else
           Ops += fmt::format(" {}", V);
       }
@@ -116,7 +129,7 @@ std::string bc::disassemble(const Program &P, const SourceManager *SM) {
         Note = std::string("  ; .") +
                memberNameText(static_cast<uint16_t>(readOperand(F, Pc, 0)));
       else if ((Op == Opcode::Const || Op == Opcode::Channel) &&
-          readOperand(F, Pc, 0) < static_cast<int64_t>(F.Constants.size()))
+               readOperand(F, Pc, 0) < static_cast<int64_t>(F.Constants.size()))
         Note = "  ; " + constantText(F.Constants[readOperand(F, Pc, 0)]);
       else if ((Op == Opcode::LoadGlobal || Op == Opcode::StoreGlobal) &&
                readOperand(F, Pc, 0) <
@@ -126,11 +139,10 @@ std::string bc::disassemble(const Program &P, const SourceManager *SM) {
         Note = std::string("  ; ") +
                builtinInfo(static_cast<BuiltinId>(readOperand(F, Pc, 0))).Name;
       else if (Op == Opcode::MakeClosure &&
-               readOperand(F, Pc, 0) <
-                   static_cast<int64_t>(P.Functions.size()))
+               readOperand(F, Pc, 0) < static_cast<int64_t>(P.Functions.size()))
         Note = "  ; " + P.Functions[readOperand(F, Pc, 0)].Name;
-      Out += fmt::format("{} {:04} {}{}{}\n", Line, Pc, opcodeName(Op), Ops,
-                         Note);
+      Out +=
+          fmt::format("{} {:04} {}{}{}\n", Line, Pc, opcodeName(Op), Ops, Note);
       Pc += instructionSize(Op);
     }
   }

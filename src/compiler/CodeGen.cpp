@@ -275,9 +275,7 @@ void CodeGen::tryStmt(ast::TryStmt *S) {
   op(Opcode::TryEnd);
 }
 
-void CodeGen::fnStmt(ast::FnStmt *S) {
-  function(cast<ast::FnStmt>(S));
-}
+void CodeGen::fnStmt(ast::FnStmt *S) { function(cast<ast::FnStmt>(S)); }
 
 void CodeGen::returnStmt(ast::ReturnStmt *R) {
   if (R->Value)
@@ -430,8 +428,7 @@ void CodeGen::stmt(ast::Stmt *S) {
 }
 
 void CodeGen::moduleInit(const sema::ModuleInfo &M) {
-  uint32_t Index = newFunction("<module " + M.Name + ">",
-                               {M.M->Buffer, 0, 0});
+  uint32_t Index = newFunction("<module " + M.Name + ">", {M.M->Buffer, 0, 0});
   Fn = Index;
   fn().NumLocals = static_cast<uint16_t>(M.M->Frame.NumLocals);
   for (ast::Stmt *S : M.M->Body)

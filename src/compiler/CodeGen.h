@@ -53,7 +53,7 @@ private:
   void i32(int32_t V);
   /// Emits a jump with a placeholder; returns the offset to patch.
   uint32_t jump(bc::Opcode Op, int Slot = -1);
-  void patch(uint32_t At);        ///< make the jump at At land here
+  void patch(uint32_t At); ///< make the jump at At land here
   void loop(bc::Opcode Op, uint32_t Target, int Slot = -1);
   uint16_t constNumber(double V, Dim D, SourceRange R);
   uint16_t constString(const std::string &S, SourceRange R,

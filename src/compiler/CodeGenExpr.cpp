@@ -1,4 +1,5 @@
-//===- CodeGenExpr.cpp - Expressions ---------------------------------------===//
+//===- CodeGenExpr.cpp - Expressions
+//---------------------------------------===//
 
 #include "compiler/CodeGen.h"
 
@@ -57,23 +58,56 @@ void CodeGen::binary(ast::Binary *B) {
   expr(B->Rhs);
   mark(B->OpRange);
   switch (B->Op) {
-  case BinaryOp::Eq: op(Opcode::Eq); return;
-  case BinaryOp::Ne: op(Opcode::Ne); return;
-  case BinaryOp::Lt: op(Opcode::Lt); return;
-  case BinaryOp::Le: op(Opcode::Le); return;
-  case BinaryOp::Gt: op(Opcode::Gt); return;
-  case BinaryOp::Ge: op(Opcode::Ge); return;
-  case BinaryOp::Match: op(Opcode::Match); return;
-  case BinaryOp::NoMatch: op(Opcode::NoMatch); return;
-  case BinaryOp::In: op(Opcode::In); return;
-  case BinaryOp::Union: op(Opcode::Union); return;
-  case BinaryOp::Intersect: op(Opcode::Intersect); return;
-  case BinaryOp::Add: op(Opcode::Add); return;
-  case BinaryOp::Sub: op(Opcode::Sub); return;
-  case BinaryOp::Mul: op(Opcode::Mul); return;
-  case BinaryOp::Div: op(Opcode::Div); return;
-  case BinaryOp::Mod: op(Opcode::Mod); return;
-  default: return;
+  case BinaryOp::Eq:
+    op(Opcode::Eq);
+    return;
+  case BinaryOp::Ne:
+    op(Opcode::Ne);
+    return;
+  case BinaryOp::Lt:
+    op(Opcode::Lt);
+    return;
+  case BinaryOp::Le:
+    op(Opcode::Le);
+    return;
+  case BinaryOp::Gt:
+    op(Opcode::Gt);
+    return;
+  case BinaryOp::Ge:
+    op(Opcode::Ge);
+    return;
+  case BinaryOp::Match:
+    op(Opcode::Match);
+    return;
+  case BinaryOp::NoMatch:
+    op(Opcode::NoMatch);
+    return;
+  case BinaryOp::In:
+    op(Opcode::In);
+    return;
+  case BinaryOp::Union:
+    op(Opcode::Union);
+    return;
+  case BinaryOp::Intersect:
+    op(Opcode::Intersect);
+    return;
+  case BinaryOp::Add:
+    op(Opcode::Add);
+    return;
+  case BinaryOp::Sub:
+    op(Opcode::Sub);
+    return;
+  case BinaryOp::Mul:
+    op(Opcode::Mul);
+    return;
+  case BinaryOp::Div:
+    op(Opcode::Div);
+    return;
+  case BinaryOp::Mod:
+    op(Opcode::Mod);
+    return;
+  default:
+    return;
   }
 }
 
@@ -167,7 +201,8 @@ void CodeGen::expr(ast::Expr *E) {
       } else {
         Diags.error(E->Range, "builtin function '" + N->Ident +
                                   "' cannot be used as a value; wrap it: "
-                                  "x -> " + N->Ident + "(x)");
+                                  "x -> " +
+                                  N->Ident + "(x)");
         op(Opcode::PushNone);
       }
       return;

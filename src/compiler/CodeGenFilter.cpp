@@ -29,15 +29,15 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
   }
   switch (E->kind()) {
   case ast::ExprKind::Name:
-    return add(B.Program, {FilterOp::Prop,
-                           static_cast<uint16_t>(cast<ast::Name>(E)->Res.Index),
-                           0, 0});
+    return add(B.Program,
+               {FilterOp::Prop,
+                static_cast<uint16_t>(cast<ast::Name>(E)->Res.Index), 0, 0});
   case ast::ExprKind::Member: {
     auto *M = cast<ast::Member>(E);
     auto Id = bc::lookupMember(bc::TypeKind::Layer, M->Field);
-    return add(B.Program, {FilterOp::LayerProp,
-                           static_cast<uint16_t>(Id ? *Id : bc::MemberId{}), 0,
-                           0});
+    return add(B.Program,
+               {FilterOp::LayerProp,
+                static_cast<uint16_t>(Id ? *Id : bc::MemberId{}), 0, 0});
   }
   case ast::ExprKind::Unary: {
     auto *U = cast<ast::Unary>(E);
@@ -47,8 +47,8 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     uint16_t Zero = static_cast<uint16_t>(B.Captures.size());
     B.Captures.push_back(nullptr); // the VM's zero
     uint16_t ZeroNode = add(B.Program, {FilterOp::Capture, 0, Zero, 0});
-    return add(B.Program, {FilterOp::Arith, 1, ZeroNode,
-                           filterNode(B, U->Operand)});
+    return add(B.Program,
+               {FilterOp::Arith, 1, ZeroNode, filterNode(B, U->Operand)});
   }
   case ast::ExprKind::Binary: {
     auto *Bi = cast<ast::Binary>(E);
@@ -57,9 +57,9 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     case BinaryOp::Or: {
       uint16_t L = filterMask(B, Bi->Lhs);
       uint16_t R = filterMask(B, Bi->Rhs);
-      return add(B.Program, {Bi->Op == BinaryOp::And ? FilterOp::And
-                                                     : FilterOp::Or,
-                             0, L, R});
+      return add(
+          B.Program,
+          {Bi->Op == BinaryOp::And ? FilterOp::And : FilterOp::Or, 0, L, R});
     }
     case BinaryOp::Eq:
     case BinaryOp::Ne:
@@ -67,8 +67,8 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     case BinaryOp::Le:
     case BinaryOp::Gt:
     case BinaryOp::Ge: {
-      uint16_t Cmp = static_cast<uint16_t>(Bi->Op) -
-                     static_cast<uint16_t>(BinaryOp::Eq);
+      uint16_t Cmp =
+          static_cast<uint16_t>(Bi->Op) - static_cast<uint16_t>(BinaryOp::Eq);
       uint16_t L = filterNode(B, Bi->Lhs);
       uint16_t R = filterNode(B, Bi->Rhs);
       return add(B.Program, {FilterOp::Compare, Cmp, L, R});
@@ -88,8 +88,8 @@ uint16_t CodeGen::filterNode(FilterBuilder &B, ast::Expr *E) {
     case BinaryOp::Mul:
     case BinaryOp::Div:
     case BinaryOp::Mod: {
-      uint16_t Ar = static_cast<uint16_t>(Bi->Op) -
-                    static_cast<uint16_t>(BinaryOp::Add);
+      uint16_t Ar =
+          static_cast<uint16_t>(Bi->Op) - static_cast<uint16_t>(BinaryOp::Add);
       uint16_t L = filterNode(B, Bi->Lhs);
       uint16_t R = filterNode(B, Bi->Rhs);
       return add(B.Program, {FilterOp::Arith, Ar, L, R});

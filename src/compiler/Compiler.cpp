@@ -28,8 +28,7 @@ public:
 
   /// Parses buffer \p B as module \p Name and loads its imports.
   int loadBuffer(BufferId B, const std::string &Name, const fs::path &Dir);
-  int loadFile(const fs::path &Path, const std::string &Name,
-               SourceRange Site);
+  int loadFile(const fs::path &Path, const std::string &Name, SourceRange Site);
 
 private:
   const CompileOptions &Opts;
@@ -112,9 +111,8 @@ int Loader::loadBuffer(BufferId B, const std::string &Name,
         std::string Dirs;
         for (const std::string &D : Opts.StdlibDirs)
           Dirs += (Dirs.empty() ? "" : ", ") + D;
-        Diags.error(I->ModuleRange, "no standard-library module '" +
-                                        I->Module + "' (looked for " + File +
-                                        " in " +
+        Diags.error(I->ModuleRange, "no standard-library module '" + I->Module +
+                                        "' (looked for " + File + " in " +
                                         (Dirs.empty() ? "no directory" : Dirs) +
                                         ")");
         Ok = false;
@@ -149,11 +147,10 @@ std::optional<CompiledModel> finish(Loader &L, int Root, SourceManager &SM,
   // The code generator's stack discipline, checked against the opcode
   // table's stack effects: a fault here is ddscript's, not the model's.
   if (auto Fault = bc::verifyStack(Out.Program)) {
-    Diags.error(Out.Program.Functions.empty()
-                    ? SourceRange{}
-                    : Out.Program.Functions.front().Range,
-                "internal error: the compiled code fails its stack check: " +
-                    *Fault);
+    Diags.error(
+        Out.Program.Functions.empty() ? SourceRange{}
+                                      : Out.Program.Functions.front().Range,
+        "internal error: the compiled code fails its stack check: " + *Fault);
     return std::nullopt;
   }
   for (ast::ParamStmt *P : Info.Params) {
@@ -191,8 +188,8 @@ std::string compiler::leadingComment(const std::string &Text) {
       L.remove_prefix(1);
     else
       return "";
-    while (!L.empty() && (L.front() == ' ' || L.front() == '#' ||
-                          L.front() == '/'))
+    while (!L.empty() &&
+           (L.front() == ' ' || L.front() == '#' || L.front() == '/'))
       L.remove_prefix(1);
     while (!L.empty() && (L.back() == ' ' || L.back() == '\r'))
       L.remove_suffix(1);
@@ -202,9 +199,10 @@ std::string compiler::leadingComment(const std::string &Text) {
   return "";
 }
 
-std::optional<CompiledModel>
-compiler::compileFile(const std::string &Path, const CompileOptions &Opts,
-                      SourceManager &SM, DiagEngine &Diags) {
+std::optional<CompiledModel> compiler::compileFile(const std::string &Path,
+                                                   const CompileOptions &Opts,
+                                                   SourceManager &SM,
+                                                   DiagEngine &Diags) {
   ast::AstContext Ctx;
   Loader L(Opts, SM, Diags, Ctx);
   int Root = L.loadFile(Path, "<main>", {});
@@ -212,10 +210,11 @@ compiler::compileFile(const std::string &Path, const CompileOptions &Opts,
   return finish(L, Root, SM, Diags, RootBuffer);
 }
 
-std::optional<CompiledModel>
-compiler::compileSource(const std::string &Name, std::string Text,
-                        const CompileOptions &Opts, SourceManager &SM,
-                        DiagEngine &Diags) {
+std::optional<CompiledModel> compiler::compileSource(const std::string &Name,
+                                                     std::string Text,
+                                                     const CompileOptions &Opts,
+                                                     SourceManager &SM,
+                                                     DiagEngine &Diags) {
   ast::AstContext Ctx;
   Loader L(Opts, SM, Diags, Ctx);
   BufferId B = SM.addBuffer(Name, std::move(Text));

@@ -47,11 +47,9 @@ std::optional<CompiledModel> compileFile(const std::string &Path,
                                          SourceManager &SM, DiagEngine &Diags);
 
 /// Compiles source text given directly (tests, `--expr`).
-std::optional<CompiledModel> compileSource(const std::string &Name,
-                                           std::string Text,
-                                           const CompileOptions &Opts,
-                                           SourceManager &SM,
-                                           DiagEngine &Diags);
+std::optional<CompiledModel>
+compileSource(const std::string &Name, std::string Text,
+              const CompileOptions &Opts, SourceManager &SM, DiagEngine &Diags);
 
 /// The first comment block of a model's text, joined ("what it models").
 std::string leadingComment(const std::string &Text);

@@ -22,8 +22,8 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -72,13 +72,13 @@ std::map<std::string, int64_t> breakdown(const graph::Graph &G, size_t It,
     if (G.IterationOf[T] != static_cast<int32_t>(It) || !G.isLeaf(T) ||
         G.isRemoved(T) || G.Res[T] == graph::NoResource)
       continue;
-    int64_t D = Current ? G.Dur[T]
+    int64_t D = Current                             ? G.Dur[T]
                 : G.MeasuredDur[T] == graph::NoTime ? 0
                                                     : G.MeasuredDur[T];
     if (G.isGpu(T)) {
       M["GPU work (sum)"] += D;
-      M[fmt::format("  {}", graph::kernelClassName(graph::kernelClassOf(G, T)))] +=
-          D;
+      M[fmt::format("  {}",
+                    graph::kernelClassName(graph::kernelClassOf(G, T)))] += D;
       // Layers match across the traces by name (their order of appearance
       // in the forward pass: conv2d#26 is the same layer in both).
       if (G.LayerOf[T] != graph::NoLayer)
@@ -183,8 +183,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     PB = breakdown(Before->R.G, Before->It, true);
   }
 
-  auto Get = [](const std::map<std::string, int64_t> &M,
-                const std::string &K) {
+  auto Get = [](const std::map<std::string, int64_t> &M, const std::string &K) {
     auto It = M.find(K);
     return It == M.end() ? int64_t(0) : It->second;
   };
@@ -215,8 +214,8 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
               return Key(A) < Key(B);
             });
   if (!Layers.empty()) {
-    Rows.push_back(fmt::format("GPU work by layer (the {} largest)",
-                               Layers.size()));
+    Rows.push_back(
+        fmt::format("GPU work by layer (the {} largest)", Layers.size()));
     Rows.insert(Rows.end(), Layers.begin(), Layers.end());
   }
   const graph::Iteration &BI = Before->R.G.Iterations[Before->It];
@@ -307,20 +306,18 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   std::string S = Printed;
   S += fmt::format("before     {}  {}  {} measured\n", Before->Path, BI.Label,
                    formatDuration(Before->Measured));
-  S += fmt::format("after      {}  {}  {} measured  ({}, {:.3f}x)\n",
-                   After->Path, AI.Label, formatDuration(After->Measured),
-                   formatPercent(Change, true),
-                   After->Measured ? double(Before->Measured) /
-                                         double(After->Measured)
-                                   : 0.0);
+  S += fmt::format(
+      "after      {}  {}  {} measured  ({}, {:.3f}x)\n", After->Path, AI.Label,
+      formatDuration(After->Measured), formatPercent(Change, true),
+      After->Measured ? double(Before->Measured) / double(After->Measured)
+                      : 0.0);
   if (Pred)
-    S += fmt::format("predicted  {} from before by {}: error {} against "
-                     "after (were nothing to change: {})\n",
-                     formatDuration(Pred->Predicted), ModelPath,
-                     formatPercent(relative(Pred->Predicted, After->Measured),
-                                   true),
-                     formatPercent(relative(Before->Measured, After->Measured),
-                                   true));
+    S += fmt::format(
+        "predicted  {} from before by {}: error {} against "
+        "after (were nothing to change: {})\n",
+        formatDuration(Pred->Predicted), ModelPath,
+        formatPercent(relative(Pred->Predicted, After->Measured), true),
+        formatPercent(relative(Before->Measured, After->Measured), true));
   S += "\nwhere the time went (task time in the iteration; GPU work by kernel "
        "class, CPU calls by phase)\n";
   Table Tb;
@@ -338,9 +335,9 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
       continue;
     }
     int64_t B = Get(BB, R), A = Get(AB, R);
-    std::vector<std::string> Cells = {R, formatDuration(B), formatDuration(A),
-                                      (A >= B ? "+" : "-") +
-                                          formatDuration(A >= B ? A - B : B - A)};
+    std::vector<std::string> Cells = {
+        R, formatDuration(B), formatDuration(A),
+        (A >= B ? "+" : "-") + formatDuration(A >= B ? A - B : B - A)};
     if (Pred) {
       int64_t P = Get(PB, R);
       Cells.push_back(formatDuration(P));

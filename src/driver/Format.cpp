@@ -57,9 +57,9 @@ std::string dd::driver::boundByLine(const graph::Graph &G,
                                     const sim::CriticalPath &P) {
   std::string Out;
   for (const sim::PathShare &S : sim::sharesByBound(G, P))
-    Out += fmt::format("{}{} {}", Out.empty() ? "" : ", ", S.Label,
-                       formatPercent(double(S.Time) /
-                                     double(std::max<int64_t>(1, P.Length))));
+    Out += fmt::format(
+        "{}{} {}", Out.empty() ? "" : ", ", S.Label,
+        formatPercent(double(S.Time) / double(std::max<int64_t>(1, P.Length))));
   return Out.empty() ? Out : "bound by   " + Out + " (of the critical path)\n";
 }
 

@@ -50,7 +50,7 @@ struct Facts {
   std::vector<double> ClassMoved;
   std::vector<int64_t> ClassMovedTime;
   double SpecBandwidth = 0; ///< the catalogue's, GB/s; 0 when none
-  std::string PeakGpu; ///< the catalogue entry, "" when none
+  std::string PeakGpu;      ///< the catalogue entry, "" when none
   std::vector<memory::RecordSummary> Memory;
   int64_t Span = 0;
   int64_t GpuBusyInIterations = -1, IterationsTime = 0;
@@ -377,9 +377,9 @@ void printText(const trace::Trace &T, const graph::Graph *G,
           double GBs = F.ClassMoved[I] / double(F.ClassMovedTime[I]);
           Cell = fmt::format("{:.0f} GB/s", GBs);
           if (F.SpecBandwidth > 0)
-            Cell += fmt::format(" ({} of the {}'s)",
-                                formatPercent(GBs / F.SpecBandwidth),
-                                F.PeakGpu);
+            Cell +=
+                fmt::format(" ({} of the {}'s)",
+                            formatPercent(GBs / F.SpecBandwidth), F.PeakGpu);
         }
         Row.push_back(Cell);
       }

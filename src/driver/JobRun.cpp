@@ -41,9 +41,9 @@ namespace {
 struct JobTimes {
   int64_t Number = 0;
   std::string Label;
-  int64_t Job = 0;            ///< first rank's begin to last rank's end
-  int64_t JobSteady = 0;      ///< the job's steady state (Job if measured)
-  std::vector<int64_t> Ranks; ///< each rank's iteration span
+  int64_t Job = 0;                ///< first rank's begin to last rank's end
+  int64_t JobSteady = 0;          ///< the job's steady state (Job if measured)
+  std::vector<int64_t> Ranks;     ///< each rank's iteration span
   std::vector<Steady> RankSteady; ///< simulated: each rank's steady state
   /// The rank whose backlog sets the job's steady state; -1 if none does.
   int64_t PilingRank = -1;
@@ -114,10 +114,10 @@ std::string jobBacklogLines(const JobTimes &Rp, const JobTimes &Pr) {
   Line("replayed", Rp);
   Line("predicted", Pr);
   if (!S.empty())
-    S += fmt::format("           the speedup compares steady states: {} "
-                     "replayed, {} predicted\n",
-                     formatDuration(Rp.JobSteady),
-                     formatDuration(Pr.JobSteady));
+    S +=
+        fmt::format("           the speedup compares steady states: {} "
+                    "replayed, {} predicted\n",
+                    formatDuration(Rp.JobSteady), formatDuration(Pr.JobSteady));
   return S;
 }
 
@@ -343,38 +343,39 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   {
     PhaseTimer ModelTimer("model");
     parallelFor(N, trace::defaultLoadThreads(), [&](size_t I) {
-        job::RankGraph &RG = P->Ranks[I];
-        vm::RunEnv Env;
-        Env.G = &RG.G;
-        Env.TracePath = RG.Path;
-        Env.Device = L->Devices.at(RG.Rank);
-        Env.Device.MemBandwidth = vm::estimateMemBandwidth(RG.G);
-        Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(RG.G);
-        // The job's size: as its traces record it when they do (some of
-        // its ranks may be all that was given), else the ranks given.
-        Env.WorldSize = std::max(L->WorldSize, static_cast<int64_t>(N));
-        Env.Rank = RG.Rank;
-        Env.JobRanks = JobRanks;
-        Env.CommWait = &P->Wait[I];
-        auto [Report, BaseNs] = RankIters[I];
-        Env.ReportIteration = Report;
-        Env.BaselineNs = BaseNs;
-        Env.NoMemoryReason = "a job's memory is not modelled: run the model "
-                             "on one rank's trace for its memory";
-        graph::Graph *GP = &RG.G;
-        // simulate() in a model sees its rank alone: collective members
-        // take their transfers, without waiting for the other ranks.
-        Env.Simulate = [GP, Report = Report](const sim::SchedulePolicy &Pol)
-            -> llvm::Expected<int64_t> {
-          auto R = sim::simulate(*GP, &Pol);
-          if (!R)
-            return R.takeError();
-          return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
-        };
-        vm::RunOptions RO;
-        RO.MaxSteps = M.MaxSteps;
-        RO.Settings = Settings;
-        Runs[I].R = vm::run(Model.Program, Env, RO);
+      job::RankGraph &RG = P->Ranks[I];
+      vm::RunEnv Env;
+      Env.G = &RG.G;
+      Env.TracePath = RG.Path;
+      Env.Device = L->Devices.at(RG.Rank);
+      Env.Device.MemBandwidth = vm::estimateMemBandwidth(RG.G);
+      Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(RG.G);
+      // The job's size: as its traces record it when they do (some of
+      // its ranks may be all that was given), else the ranks given.
+      Env.WorldSize = std::max(L->WorldSize, static_cast<int64_t>(N));
+      Env.Rank = RG.Rank;
+      Env.JobRanks = JobRanks;
+      Env.CommWait = &P->Wait[I];
+      auto [Report, BaseNs] = RankIters[I];
+      Env.ReportIteration = Report;
+      Env.BaselineNs = BaseNs;
+      Env.NoMemoryReason = "a job's memory is not modelled: run the model "
+                           "on one rank's trace for its memory";
+      graph::Graph *GP = &RG.G;
+      // simulate() in a model sees its rank alone: collective members
+      // take their transfers, without waiting for the other ranks.
+      Env.Simulate =
+          [GP, Report = Report](
+              const sim::SchedulePolicy &Pol) -> llvm::Expected<int64_t> {
+        auto R = sim::simulate(*GP, &Pol);
+        if (!R)
+          return R.takeError();
+        return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
+      };
+      vm::RunOptions RO;
+      RO.MaxSteps = M.MaxSteps;
+      RO.Settings = Settings;
+      Runs[I].R = vm::run(Model.Program, Env, RO);
     });
   }
   // What the models printed: once when every rank printed the same.
@@ -392,9 +393,8 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   (T.Format == OutputFormat::Json ? writeErr : writeOut)(Printed);
   for (size_t I = 0; I < N; ++I)
     if (!Runs[I].R.Ok) {
-      reportError(P->Ranks[I].Path,
-                  fmt::format("the model failed on rank {}:",
-                              P->Ranks[I].Rank));
+      reportError(P->Ranks[I].Path, fmt::format("the model failed on rank {}:",
+                                                P->Ranks[I].Rank));
       reportDiagnostic(SM, Runs[I].R.Error);
       return ExitBadInput;
     }
@@ -444,8 +444,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       W.field("job_predicted_ns", Predicted[K].JobSteady);
       W.key("speedup");
       if (Predicted[K].JobSteady > 0)
-        W.value(double(Replayed[K].JobSteady) /
-                double(Predicted[K].JobSteady));
+        W.value(double(Replayed[K].JobSteady) / double(Predicted[K].JobSteady));
       else
         W.null();
       W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
@@ -492,10 +491,10 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                            BaseLate, *J, *R, Measured, Replayed, Predicted);
   }
 
-  std::string S = modelLines(
-      Path, Model, Axes,
-      fmt::format("{} ranks: {} ... {}", J->Ranks.size(), J->Ranks.front().Path,
-                  J->Ranks.back().Path));
+  std::string S =
+      modelLines(Path, Model, Axes,
+                 fmt::format("{} ranks: {} ... {}", J->Ranks.size(),
+                             J->Ranks.front().Path, J->Ranks.back().Path));
   S += fmt::format("job        {} collectives matched {}\n", Collectives,
                    J->Matching);
   size_t Kept = J->G.numCollectives() - J->InsertedCollectives;

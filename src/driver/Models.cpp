@@ -80,12 +80,12 @@ std::optional<std::string> dd::driver::findModel(const std::string &Name,
     Error = "no model '" + Name + "' (a directory: give a .dd file)";
     return std::nullopt;
   }
-  Error = "no model '" + Name + "'" +
-          (HasSlash ? std::string(" (no such file)")
-                    : " (not a file here; not in " +
-                          (Looked.empty() ? std::string("the stdlib")
-                                          : Looked) +
-                          ")");
+  Error =
+      "no model '" + Name + "'" +
+      (HasSlash
+           ? std::string(" (no such file)")
+           : " (not a file here; not in " +
+                 (Looked.empty() ? std::string("the stdlib") : Looked) + ")");
   return std::nullopt;
 }
 

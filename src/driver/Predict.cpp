@@ -422,17 +422,16 @@ dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   else if (F->Reached && F->ScaleHigh > 2 * F->ScaleLow)
     reportWarning(
         TracePath,
-        fmt::format("--unprofiled {}: the iteration replays within {} of its "
-                    "GPU work alone ({}), so CPU speeds from x{:.3f} to "
-                    "x{:.3f} all replay it within 1%; x{:.3f} is taken, and "
-                    "a what-if that leaves the run bound by CPU work (one "
-                    "that shortens GPU work) is uncertain by that much",
-                    formatDuration(F->Target),
-                    formatPercent(double(F->Target - F->Floor) /
-                                      double(F->Target),
-                                  false),
-                    formatDuration(F->Floor), F->ScaleLow, F->ScaleHigh,
-                    F->CpuScale));
+        fmt::format(
+            "--unprofiled {}: the iteration replays within {} of its "
+            "GPU work alone ({}), so CPU speeds from x{:.3f} to "
+            "x{:.3f} all replay it within 1%; x{:.3f} is taken, and "
+            "a what-if that leaves the run bound by CPU work (one "
+            "that shortens GPU work) is uncertain by that much",
+            formatDuration(F->Target),
+            formatPercent(double(F->Target - F->Floor) / double(F->Target),
+                          false),
+            formatDuration(F->Floor), F->ScaleLow, F->ScaleHigh, F->CpuScale));
   else if (!F->Reached)
     reportWarning(TracePath,
                   fmt::format("--unprofiled {}: CPU work x{} replays the "

@@ -35,8 +35,7 @@ std::string backlogLines(const Outcome &O) {
                      "span: {}); a longer trace would show where it "
                      "settles\n",
                      Which, backlogText(B), formatDuration(B.IterationTime),
-                     B.Window,
-                     formatDuration(Span));
+                     B.Window, formatDuration(Span));
   };
   if (O.BasePiling.piling())
     Line("replayed", O.BasePiling, O.Baseline);
@@ -407,8 +406,8 @@ int dd::driver::runCheck(const std::vector<std::string> &Models,
         Rc = ExitBadInput;
         continue;
       }
-      writeOut(fmt::format("{}: ok ({} parameter{})\n", Path,
-                           M->Params.size(), M->Params.size() == 1 ? "" : "s"));
+      writeOut(fmt::format("{}: ok ({} parameter{})\n", Path, M->Params.size(),
+                           M->Params.size() == 1 ? "" : "s"));
     }
     return Rc;
   }
@@ -429,8 +428,10 @@ int dd::driver::runCheck(const std::vector<std::string> &Models,
     }
     if (!M)
       Rc = ExitBadInput;
-    W.beginObject().field("model", Name).field("path", Path).field("ok",
-                                                                    bool(M));
+    W.beginObject()
+        .field("model", Name)
+        .field("path", Path)
+        .field("ok", bool(M));
     if (M)
       W.field("params", M->Params.size());
     W.key("diagnostics").beginArray();

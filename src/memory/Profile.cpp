@@ -73,8 +73,7 @@ struct Event {
 
 } // namespace
 
-Profile MemoryModel::profile(const TaskTimes &Tm,
-                             const graph::Graph &G) const {
+Profile MemoryModel::profile(const TaskTimes &Tm, const graph::Graph &G) const {
   size_t N = std::min(Tm.Start.size(), G.numTasks());
   auto Gone = [&](TaskId T) {
     return G.isRemoved(T) && G.isLeaf(T) && G.Res[T] != graph::NoResource &&

@@ -172,12 +172,12 @@ void HtmlWriter::jobSummary() {
   const JobSummary &J = *D.Job;
   bool Run = J.Predicted >= 0;
   Out += "<section id=\"summary\"><h2>Summary</h2>\n";
-  Out += fmt::format("<p class=\"note\">{} ranks {} together, iteration {}: "
-                     "the job's time runs from the first rank's begin to the "
-                     "last rank's end.</p>\n",
-                     J.Ranks.size(),
-                     Run ? "replayed and predicted" : "replayed",
-                     htmlEscape(J.Label));
+  Out +=
+      fmt::format("<p class=\"note\">{} ranks {} together, iteration {}: "
+                  "the job's time runs from the first rank's begin to the "
+                  "last rank's end.</p>\n",
+                  J.Ranks.size(), Run ? "replayed and predicted" : "replayed",
+                  htmlEscape(J.Label));
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", J.Measured) +
          "<td></td></tr>\n";

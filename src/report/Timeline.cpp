@@ -315,8 +315,9 @@ std::string TimelineWriter::write() {
         P.Name = fmt::format("rank {} {}", R.Rank, Side.S->Label);
         for (size_t I : D.Reported)
           if (G.Iterations[I].Rank == R.Rank)
-            P.Name += fmt::format(": {} {}", G.Iterations[I].Label,
-                                  formatDuration(Side.S->Iterations[I].length()));
+            P.Name +=
+                fmt::format(": {} {}", G.Iterations[I].Label,
+                            formatDuration(Side.S->Iterations[I].length()));
         P.Rank = R.Rank;
         P.ResFirst = R.First;
         P.ResEnd = R.End;

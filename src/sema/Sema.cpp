@@ -4,9 +4,9 @@
 
 using namespace dd;
 using namespace dd::sema;
+using bc::TypeKind;
 using llvm::cast;
 using llvm::dyn_cast;
-using bc::TypeKind;
 
 const std::vector<std::string> &sema::phaseNames() {
   static const std::vector<std::string> P = {"forward", "backward", "optimizer",
@@ -34,8 +34,7 @@ const std::vector<std::string> &sema::blockClassNames() {
   return C;
 }
 
-const std::vector<std::pair<std::string, std::string>> &
-sema::namedConstants() {
+const std::vector<std::pair<std::string, std::string>> &sema::namedConstants() {
   static const auto Names = [] {
     std::vector<std::pair<std::string, std::string>> Out;
     for (const std::string &P : phaseNames())
@@ -59,20 +58,26 @@ std::string sema::describe(Ty T) {
     if (T.D == Dim::bandwidth())
       return "a bandwidth";
     return "a number in " + dimName(T.D);
-  case TypeKind::Any: return "a value";
-  case TypeKind::None: return "none";
-  case TypeKind::Set: return "a task set";
-  case TypeKind::Task: return "a task";
-  case TypeKind::BlockSet: return "a block set";
-  case TypeKind::Block: return "a block";
-  default: return std::string("a ") + bc::typeName(T.K);
+  case TypeKind::Any:
+    return "a value";
+  case TypeKind::None:
+    return "none";
+  case TypeKind::Set:
+    return "a task set";
+  case TypeKind::Task:
+    return "a task";
+  case TypeKind::BlockSet:
+    return "a block set";
+  case TypeKind::Block:
+    return "a block";
+  default:
+    return std::string("a ") + bc::typeName(T.K);
   }
 }
 
 uint32_t SemaImpl::newGlobal(const std::string &Name) {
-  Out.GlobalNames.push_back(Current->Name == "<main>"
-                                ? Name
-                                : Current->Name + "." + Name);
+  Out.GlobalNames.push_back(
+      Current->Name == "<main>" ? Name : Current->Name + "." + Name);
   return static_cast<uint32_t>(Out.GlobalNames.size() - 1);
 }
 
@@ -224,13 +229,14 @@ void SemaImpl::scaleStmt(ast::ScaleStmt *S) {
     Diags.error(S->Amount->Range,
                 "'" + std::string(S->Shrink ? "shrink" : "scale") +
                     " ... to' sets durations: expected a duration (like 5us), "
-                    "got " + describe(Amount));
+                    "got " +
+                    describe(Amount));
   if (!S->To && !Amount.D.plain())
-    Diags.error(S->Amount->Range,
-                "'by' takes a plain factor, got " + describe(Amount) +
-                    (Amount.D == Dim::duration()
-                         ? " (to set durations write 'to')"
-                         : ""));
+    Diags.error(S->Amount->Range, "'by' takes a plain factor, got " +
+                                      describe(Amount) +
+                                      (Amount.D == Dim::duration()
+                                           ? " (to set durations write 'to')"
+                                           : ""));
   if (!S->To)
     if (auto *N = dyn_cast<ast::NumberLit>(S->Amount))
       if (N->Value <= 0)
@@ -309,9 +315,9 @@ void SemaImpl::assignStmt(ast::AssignStmt *A) {
     return;
   }
   if (Found->K == Symbol::Param) {
-    Diags.error(A->Target->Range,
-                "cannot assign to parameter '" + A->Target->Ident +
-                    "' (parameters are set with --set)");
+    Diags.error(A->Target->Range, "cannot assign to parameter '" +
+                                      A->Target->Ident +
+                                      "' (parameters are set with --set)");
     return;
   }
   if (Found->K == Symbol::Function) {
@@ -372,17 +378,15 @@ void SemaImpl::forStmt(ast::ForStmt *Fo) {
   popBlock();
 }
 
-void SemaImpl::tryStmt(ast::TryStmt *S) {
-  block(cast<ast::TryStmt>(S)->Body);
-}
+void SemaImpl::tryStmt(ast::TryStmt *S) { block(cast<ast::TryStmt>(S)->Body); }
 
 void SemaImpl::loopJumpStmt(ast::LoopJumpStmt *S) {
   if (!F->LoopDepth)
-    Diags.error(S->Range, std::string("'") +
-                              (cast<ast::LoopJumpStmt>(S)->isBreak()
-                                   ? "break"
-                                   : "continue") +
-                              "' outside a loop");
+    Diags.error(
+        S->Range,
+        std::string("'") +
+            (cast<ast::LoopJumpStmt>(S)->isBreak() ? "break" : "continue") +
+            "' outside a loop");
 }
 
 void SemaImpl::fnStmt(ast::FnStmt *Fn) {
@@ -423,13 +427,15 @@ void SemaImpl::scheduleStmt(ast::ScheduleStmt *Sc) {
   if (!R.any() && !R.is(TypeKind::Resource))
     Diags.error(Sc->Resource->Range,
                 "schedule takes a resource (a stream, a thread or a "
-                "channel), got " + describe(R));
+                "channel), got " +
+                    describe(R));
   if (Sc->Priority) {
     Ty P = expr(Sc->Priority);
     if (!P.any() && !P.is(TypeKind::Function))
       Diags.error(Sc->Priority->Range,
                   "'schedule ... by' takes a function of a task (like "
-                  "t -> t.layer.index), got " + describe(P));
+                  "t -> t.layer.index), got " +
+                      describe(P));
   } else if (Sc->Policy != "fifo" && Sc->Policy != "program") {
     Diags.error(Sc->PolicyRange, "unknown schedule '" + Sc->Policy +
                                      "' (use 'by PRIORITY', 'fifo' or "

@@ -8,9 +8,9 @@
 
 using namespace dd;
 using namespace dd::sema;
+using bc::TypeKind;
 using llvm::cast;
 using llvm::dyn_cast;
-using bc::TypeKind;
 
 namespace {
 /// Resolution indexes of builtin values (see the compiler).
@@ -46,8 +46,7 @@ void SemaImpl::expectNumber(ast::Expr *E, Ty T, Dim D, const char *Role) {
     return;
   if (!T.is(TypeKind::Number) || T.D != D)
     Diags.error(E->Range, std::string(Role) + " takes " +
-                              describe(Ty::number(D)) + ", got " +
-                              describe(T));
+                              describe(Ty::number(D)) + ", got " + describe(T));
 }
 
 Ty SemaImpl::name(ast::Name *N) {
@@ -82,8 +81,8 @@ Ty SemaImpl::name(ast::Name *N) {
     return Ty::of(TypeKind::Function);
   }
   if (N->Ident == "device" || N->Ident == "trace") {
-    bc::BuiltinId B = N->Ident == "device" ? bc::BuiltinId::__device
-                                           : bc::BuiltinId::__trace;
+    bc::BuiltinId B =
+        N->Ident == "device" ? bc::BuiltinId::__device : bc::BuiltinId::__trace;
     N->Res = {ast::Resolution::Builtin,
               BuiltinValueBase + static_cast<uint32_t>(B)};
     return Ty::of(bc::builtinInfo(B).Result);
@@ -162,11 +161,9 @@ Ty SemaImpl::member(ast::Member *M, bool Called) {
         for (auto &[K, V] : Mod.Exports)
           Names.push_back(K);
         std::string Best = closestMatch(M->Field, Names);
-        Diags.error(M->FieldRange, "module '" + N->Ident + "' has no '" +
-                                       M->Field + "'" +
-                                       (Best.empty() ? ""
-                                                     : "; did you mean '" +
-                                                           Best + "'?"));
+        Diags.error(M->FieldRange,
+                    "module '" + N->Ident + "' has no '" + M->Field + "'" +
+                        (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
         return {};
       }
       M->Res = {ast::Resolution::Global, E->second};
@@ -207,8 +204,10 @@ Ty SemaImpl::member(ast::Member *M, bool Called) {
   const bc::MemberInfo &Info = bc::memberInfo(*Id);
   bool IsMethod = Info.Flags & bc::Method;
   if (IsMethod && !Called)
-    Diags.error(M->FieldRange, "'" + M->Field + "' is a method: call it, as "
-                                   "in ." + M->Field + "(t -> ...)");
+    Diags.error(M->FieldRange, "'" + M->Field +
+                                   "' is a method: call it, as "
+                                   "in ." +
+                                   M->Field + "(t -> ...)");
   if (!IsMethod && Called)
     Diags.error(M->FieldRange, "'" + M->Field + "' is not a method");
   return Ty::of(Info.Result, Info.D);
@@ -232,10 +231,10 @@ void SemaImpl::checkArity(ast::Call *C, const std::string &What, unsigned Min,
         return;
       }
       if (Positional >= Max) {
-        Diags.error(A.Value->Range,
-                    What + " takes at most " + std::to_string(Max) +
-                        " argument" + (Max == 1 ? "" : "s") + ", got " +
-                        std::to_string(C->Args.size()));
+        Diags.error(A.Value->Range, What + " takes at most " +
+                                        std::to_string(Max) + " argument" +
+                                        (Max == 1 ? "" : "s") + ", got " +
+                                        std::to_string(C->Args.size()));
         return;
       }
       Slots[Positional++] = A.Value;
@@ -245,10 +244,9 @@ void SemaImpl::checkArity(ast::Call *C, const std::string &What, unsigned Min,
     auto It = std::find(Params.begin(), Params.end(), A.Name);
     if (It == Params.end()) {
       std::string Best = closestMatch(A.Name, Params);
-      Diags.error(A.NameRange, What + " has no parameter '" + A.Name + "'" +
-                                   (Best.empty() ? ""
-                                                 : "; did you mean '" + Best +
-                                                       "'?"));
+      Diags.error(A.NameRange,
+                  What + " has no parameter '" + A.Name + "'" +
+                      (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
       return;
     }
     size_t Pos = static_cast<size_t>(It - Params.begin());
@@ -264,11 +262,11 @@ void SemaImpl::checkArity(ast::Call *C, const std::string &What, unsigned Min,
       Given = I + 1;
   for (unsigned I = 0; I < Min; ++I)
     if (!Slots[I]) {
-      Diags.error(C->Range, What + " needs " + std::to_string(Min) +
-                                " argument" + (Min == 1 ? "" : "s") +
-                                (I < Params.size() ? " (missing '" +
-                                                         Params[I] + "')"
-                                                   : std::string()));
+      Diags.error(C->Range,
+                  What + " needs " + std::to_string(Min) + " argument" +
+                      (Min == 1 ? "" : "s") +
+                      (I < Params.size() ? " (missing '" + Params[I] + "')"
+                                         : std::string()));
       return;
     }
   Slots.resize(Given);
@@ -346,16 +344,15 @@ Ty SemaImpl::call(ast::Call *C) {
         checkArity(C, "'" + N->Ident + "'", Req,
                    static_cast<unsigned>(Ps.size()), Ps);
       } else if (!T.any() && !T.is(TypeKind::Function)) {
-        Diags.error(C->Callee->Range,
-                    "'" + N->Ident + "' is " + describe(T) +
-                        ", not a function");
+        Diags.error(C->Callee->Range, "'" + N->Ident + "' is " + describe(T) +
+                                          ", not a function");
       }
     }
   } else {
     Ty T = expr(C->Callee);
     if (!T.any() && !T.is(TypeKind::Function))
-      Diags.error(C->Callee->Range, "calling " + describe(T) +
-                                        ", which is not a function");
+      Diags.error(C->Callee->Range,
+                  "calling " + describe(T) + ", which is not a function");
   }
   for (ast::Argument &A : C->Args) {
     if (!A.Name.empty() && !C->Reordered &&
@@ -445,24 +442,23 @@ Ty SemaImpl::binary(ast::Binary *B) {
     if (!propertyComparable(B, L, R))
       return {};
     if (L.is(TypeKind::Number) && R.is(TypeKind::Number) && L.D != R.D)
-      return Fail("comparing " + describe(L) + " with " + describe(R) +
-                  (R.D.plain() || L.D.plain() ? " (give the number a unit)"
-                                              : ""));
+      return Fail(
+          "comparing " + describe(L) + " with " + describe(R) +
+          (R.D.plain() || L.D.plain() ? " (give the number a unit)" : ""));
     return Ty::of(TypeKind::Bool);
   case BinaryOp::Lt:
   case BinaryOp::Le:
   case BinaryOp::Gt:
   case BinaryOp::Ge:
     if (L.is(TypeKind::Number) && R.is(TypeKind::Number) && L.D != R.D)
-      return Fail("comparing " + describe(L) + " with " + describe(R) +
-                  (R.D.plain() || L.D.plain() ? " (give the number a unit)"
-                                              : ""));
+      return Fail(
+          "comparing " + describe(L) + " with " + describe(R) +
+          (R.D.plain() || L.D.plain() ? " (give the number a unit)" : ""));
     if ((!L.any() && !L.is(TypeKind::Number) && !L.is(TypeKind::String)) ||
         (!R.any() && !R.is(TypeKind::Number) && !R.is(TypeKind::String)))
-      return Fail(std::string("'") + Op + "' orders numbers or strings, not " +
-                  describe(L.is(TypeKind::Number) || L.is(TypeKind::String)
-                               ? R
-                               : L));
+      return Fail(
+          std::string("'") + Op + "' orders numbers or strings, not " +
+          describe(L.is(TypeKind::Number) || L.is(TypeKind::String) ? R : L));
     return Ty::of(TypeKind::Bool);
   case BinaryOp::Match:
   case BinaryOp::NoMatch:
@@ -513,12 +509,11 @@ Ty SemaImpl::insert(ast::Insert *I) {
   const auto &Kinds = taskKindNames();
   if (std::find(Kinds.begin(), Kinds.end(), I->TaskKind) == Kinds.end()) {
     std::string Best = closestMatch(I->TaskKind, Kinds);
-    Diags.error(I->KindRange, "cannot insert a '" + I->TaskKind +
-                                  "' (kinds: kernel, memcpy, memset, comm, "
-                                  "cpu_op, runtime, annotation)" +
-                                  (Best.empty() ? ""
-                                                : "; did you mean '" + Best +
-                                                      "'?"));
+    Diags.error(I->KindRange,
+                "cannot insert a '" + I->TaskKind +
+                    "' (kinds: kernel, memcpy, memset, comm, "
+                    "cpu_op, runtime, annotation)" +
+                    (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
   }
   if (!I->On)
     Diags.error(I->Range, "insert needs 'on RESOURCE' (a stream, a thread, "
@@ -526,12 +521,11 @@ Ty SemaImpl::insert(ast::Insert *I) {
   if (I->On) {
     Ty T = expr(I->On);
     if (!T.any() && !T.is(TypeKind::Resource) && !T.is(TypeKind::Task))
-      Diags.error(I->On->Range, "'on' takes a resource or a task, got " +
-                                    describe(T));
+      Diags.error(I->On->Range,
+                  "'on' takes a resource or a task, got " + describe(T));
   }
   if (I->Duration)
-    expectNumber(I->Duration, expr(I->Duration), Dim::duration(),
-                 "'duration'");
+    expectNumber(I->Duration, expr(I->Duration), Dim::duration(), "'duration'");
   if (I->Bytes)
     expectNumber(I->Bytes, expr(I->Bytes), Dim::bytes(), "'bytes'");
   for (ast::Expr *E : {I->After, I->Before})
@@ -539,8 +533,8 @@ Ty SemaImpl::insert(ast::Insert *I) {
       Ty T = expr(E);
       if (!T.any() && !T.is(TypeKind::Set) && !T.is(TypeKind::Task) &&
           !T.is(TypeKind::None))
-        Diags.error(E->Range, "'after'/'before' take tasks, got " +
-                                  describe(T));
+        Diags.error(E->Range,
+                    "'after'/'before' take tasks, got " + describe(T));
     }
   return Ty::of(TypeKind::Task);
 }
@@ -597,8 +591,8 @@ Ty SemaImpl::expr(ast::Expr *E) {
         !O.is(TypeKind::Range))
       Diags.error(I->Object->Range, "cannot index " + describe(O));
     if (!K.any() && !(K.is(TypeKind::Number) && K.D.plain()))
-      Diags.error(I->Key->Range, "an index is a plain number, not " +
-                                     describe(K));
+      Diags.error(I->Key->Range,
+                  "an index is a plain number, not " + describe(K));
     return O.is(TypeKind::String) ? O : Ty{};
   }
   case ast::ExprKind::Unary: {
@@ -617,8 +611,8 @@ Ty SemaImpl::expr(ast::Expr *E) {
     for (ast::Expr *X : {R->Lo, R->Hi}) {
       Ty T = expr(X);
       if (!T.any() && !(T.is(TypeKind::Number) && T.D.plain()))
-        Diags.error(X->Range, "a range is of plain integers, not " +
-                                  describe(T));
+        Diags.error(X->Range,
+                    "a range is of plain integers, not " + describe(T));
     }
     return Ty::of(TypeKind::Range);
   }

@@ -54,9 +54,9 @@ private:
   DiagEngine &Diags;
   ProgramInfo &Out;
   ModuleInfo *Current = nullptr;
-  std::map<std::string, Symbol> Globals;      ///< this module's
-  std::map<std::string, uint32_t> Imports;    ///< alias -> module index
-  std::map<std::string, size_t> ParamIndex;   ///< across modules
+  std::map<std::string, Symbol> Globals;    ///< this module's
+  std::map<std::string, uint32_t> Imports;  ///< alias -> module index
+  std::map<std::string, size_t> ParamIndex; ///< across modules
   Frame *F = nullptr;
   /// Top-level globals defined so far (module code cannot read later ones).
   std::map<std::string, bool> DefinedSoFar;
@@ -76,9 +76,7 @@ private:
                        Symbol &Copy);
   void pushBlock() { F->Blocks.emplace_back(); }
   void popBlock() { F->Blocks.pop_back(); }
-  bool atModuleLevel() const {
-    return F->IsModule && F->Blocks.size() == 1;
-  }
+  bool atModuleLevel() const { return F->IsModule && F->Blocks.size() == 1; }
 
   // Statements (Sema.cpp).
   void stmt(ast::Stmt *S);

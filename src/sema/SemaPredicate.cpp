@@ -20,9 +20,9 @@
 
 using namespace dd;
 using namespace dd::sema;
+using bc::TypeKind;
 using llvm::cast;
 using llvm::dyn_cast;
-using bc::TypeKind;
 
 void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
   auto *N = dyn_cast<ast::Name>(Prop);
@@ -47,9 +47,9 @@ void SemaImpl::checkPropertyConstant(ast::Expr *Prop, ast::Expr *Const) {
     List += (List.empty() ? "" : ", ") + K;
   std::string Plural = N->Ident == "class" ? "classes" : N->Ident + "s";
   const std::vector<std::string> &Blocks = blockClassNames();
-  bool BlockClass = PredOwner == TypeKind::Task && N->Ident == "class" &&
-                    std::find(Blocks.begin(), Blocks.end(), S->Value) !=
-                        Blocks.end();
+  bool BlockClass =
+      PredOwner == TypeKind::Task && N->Ident == "class" &&
+      std::find(Blocks.begin(), Blocks.end(), S->Value) != Blocks.end();
   Diags.error(
       S->Range,
       std::string(PredOwner == TypeKind::Block ? "no block" : "no task") +
@@ -147,8 +147,7 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
       return PredShape::Column;
     }
     default:
-      return Unsupported(E, std::string("'") +
-                                ast::binaryOpSpelling(B->Op) +
+      return Unsupported(E, std::string("'") + ast::binaryOpSpelling(B->Op) +
                                 "' on task properties");
     }
   }
@@ -195,8 +194,8 @@ Ty SemaImpl::select(ast::Select *S) {
         "cpu",  "cpu_op", "annotation", "runtime", "block"};
     std::string Best = closestMatch(S->Kinds[I], Kinds);
     Diags.error(S->KindRanges[I],
-                "cannot select '" + S->Kinds[I] + "' (kinds: " +
-                    bc::selectKinds() + ")" +
+                "cannot select '" + S->Kinds[I] +
+                    "' (kinds: " + bc::selectKinds() + ")" +
                     (Best.empty() ? "" : "; did you mean '" + Best + "'?"));
   }
   TypeKind Result = Blocks ? TypeKind::BlockSet : TypeKind::Set;
@@ -211,8 +210,8 @@ Ty SemaImpl::select(ast::Select *S) {
   InPredicate = Saved;
   PredOwner = SavedOwner;
   if (!T.any() && !T.is(TypeKind::Bool))
-    Diags.error(S->Where->Range, "a select predicate is a condition, got " +
-                                     describe(T));
+    Diags.error(S->Where->Range,
+                "a select predicate is a condition, got " + describe(T));
   else if (Shape == PredShape::Column && !T.is(TypeKind::Bool) && !T.any())
     Diags.error(S->Where->Range, "a select predicate is a condition");
   return Ty::of(Result);

@@ -25,8 +25,8 @@ enum class SegmentKind : uint8_t {
 
 struct PathSegment {
   SegmentKind Kind;
-  TaskId Task;     ///< the task running, or the one that waited
-  uint32_t Edge;   ///< for Delay: index into Graph::Lowered
+  TaskId Task;   ///< the task running, or the one that waited
+  uint32_t Edge; ///< for Delay: index into Graph::Lowered
   int64_t Begin, End;
 };
 
@@ -70,9 +70,8 @@ struct PathTask {
   uint64_t Count = 0;
   int64_t Time = 0;
 };
-std::vector<PathTask> longestTasks(const Graph &G,
-                                   llvm::ArrayRef<CriticalPath> Paths,
-                                   size_t N);
+std::vector<PathTask>
+longestTasks(const Graph &G, llvm::ArrayRef<CriticalPath> Paths, size_t N);
 
 } // namespace dd::sim
 

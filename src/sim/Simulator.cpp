@@ -78,12 +78,11 @@ private:
   // for one that is not ready yet. Without it, each rank's channel could
   // pick its own collective among the ready ones and hold it while the
   // others hold theirs.
-  std::vector<bool> Committed;              ///< per collective
-  std::vector<std::deque<TaskId>> Commits;  ///< per resource, in commit order
-  std::vector<uint8_t> Queued;              ///< per task: 1 queued, 2 dispatched
+  std::vector<bool> Committed;             ///< per collective
+  std::vector<std::deque<TaskId>> Commits; ///< per resource, in commit order
+  std::vector<uint8_t> Queued;             ///< per task: 1 queued, 2 dispatched
   bool isChosenMember(TaskId T) const {
-    return !R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u &&
-           !isProgram(T);
+    return !R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u && !isProgram(T);
   }
   void commit(uint32_t C, int64_t Now);
   void begin(TaskId T, int64_t Now);

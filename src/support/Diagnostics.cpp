@@ -10,9 +10,12 @@ static constexpr size_t MaxShownLine = 150;
 
 const char *dd::severityName(Severity S) {
   switch (S) {
-  case Severity::Error: return "error";
-  case Severity::Warning: return "warning";
-  case Severity::Note: return "note";
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
   }
   return "error";
 }

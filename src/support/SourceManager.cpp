@@ -28,8 +28,9 @@ std::string_view SourceManager::lineText(BufferId Id, uint32_t Line) const {
   if (Line == 0 || Line > B.LineStarts.size())
     return {};
   uint32_t Begin = B.LineStarts[Line - 1];
-  uint32_t End = Line < B.LineStarts.size() ? B.LineStarts[Line] - 1
-                                            : static_cast<uint32_t>(B.Text.size());
+  uint32_t End = Line < B.LineStarts.size()
+                     ? B.LineStarts[Line] - 1
+                     : static_cast<uint32_t>(B.Text.size());
   if (End > Begin && B.Text[End - 1] == '\r')
     --End;
   return std::string_view(B.Text).substr(Begin, End - Begin);

@@ -1,4 +1,5 @@
-//===- SourceManager.h - Source buffers and locations ------------*- C++ -*-===//
+//===- SourceManager.h - Source buffers and locations ------------*- C++
+//-*-===//
 //
 // Owns the text of every .dd file a run reads. A SourceRange names a buffer
 // and a byte range in it; line and column are computed on demand (1-based,

@@ -8,24 +8,42 @@ using llvm::cast;
 
 const char *ast::binaryOpSpelling(BinaryOp Op) {
   switch (Op) {
-  case BinaryOp::Or: return "or";
-  case BinaryOp::And: return "and";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::Match: return "~";
-  case BinaryOp::NoMatch: return "!~";
-  case BinaryOp::In: return "in";
-  case BinaryOp::Union: return "|";
-  case BinaryOp::Intersect: return "&";
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Mod: return "%";
+  case BinaryOp::Or:
+    return "or";
+  case BinaryOp::And:
+    return "and";
+  case BinaryOp::Eq:
+    return "==";
+  case BinaryOp::Ne:
+    return "!=";
+  case BinaryOp::Lt:
+    return "<";
+  case BinaryOp::Le:
+    return "<=";
+  case BinaryOp::Gt:
+    return ">";
+  case BinaryOp::Ge:
+    return ">=";
+  case BinaryOp::Match:
+    return "~";
+  case BinaryOp::NoMatch:
+    return "!~";
+  case BinaryOp::In:
+    return "in";
+  case BinaryOp::Union:
+    return "|";
+  case BinaryOp::Intersect:
+    return "&";
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Mod:
+    return "%";
   }
   return "?";
 }

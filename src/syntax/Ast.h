@@ -249,8 +249,8 @@ struct Insert : Expr {
   std::string TaskKind;
   SourceRange KindRange;
   std::string TaskName;
-  Expr *On = nullptr, *Duration = nullptr, *Bytes = nullptr,
-       *After = nullptr, *Before = nullptr;
+  Expr *On = nullptr, *Duration = nullptr, *Bytes = nullptr, *After = nullptr,
+       *Before = nullptr;
   explicit Insert(SourceRange R) : Expr(NodeKind::Insert, R) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::Insert; }
 };
@@ -349,7 +349,7 @@ struct ForStmt : Stmt {
   SourceRange VarRange;
   Expr *Iterable;
   Block Body;
-  Resolution VarSlot; ///< Sema
+  Resolution VarSlot;    ///< Sema
   uint32_t IterSlot = 0; ///< Sema: hidden local holding the iterator
   ForStmt(SourceRange R, std::string V, SourceRange VR, Expr *I)
       : Stmt(NodeKind::ForStmt, R), Var(std::move(V)), VarRange(VR),
@@ -385,8 +385,8 @@ struct FnStmt : Stmt {
   SourceRange NameRange;
   std::vector<FnParam> Params;
   Block Body;
-  FrameInfo Frame;    ///< Sema
-  Resolution Target;  ///< Sema: where the function value is stored
+  FrameInfo Frame;   ///< Sema
+  Resolution Target; ///< Sema: where the function value is stored
   FnStmt(SourceRange R, std::string N, SourceRange NR)
       : Stmt(NodeKind::FnStmt, R), Name(std::move(N)), NameRange(NR) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::FnStmt; }
@@ -394,7 +394,8 @@ struct FnStmt : Stmt {
 
 struct ReturnStmt : Stmt {
   Expr *Value; ///< may be null
-  ReturnStmt(SourceRange R, Expr *V) : Stmt(NodeKind::ReturnStmt, R), Value(V) {}
+  ReturnStmt(SourceRange R, Expr *V)
+      : Stmt(NodeKind::ReturnStmt, R), Value(V) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::ReturnStmt; }
 };
 
@@ -410,7 +411,8 @@ struct ScaleStmt : Stmt {
 
 struct RemoveStmt : Stmt {
   Expr *Target;
-  RemoveStmt(SourceRange R, Expr *T) : Stmt(NodeKind::RemoveStmt, R), Target(T) {}
+  RemoveStmt(SourceRange R, Expr *T)
+      : Stmt(NodeKind::RemoveStmt, R), Target(T) {}
   static bool classof(const Node *N) { return N->Kind == NodeKind::RemoveStmt; }
 };
 
@@ -493,9 +495,9 @@ struct ExprStmt : Stmt {
 /// One .dd file.
 struct Module {
   BufferId Buffer = NoBuffer;
-  std::string Path;     ///< as loaded (for imports relative to it)
+  std::string Path; ///< as loaded (for imports relative to it)
   std::vector<Stmt *> Body;
-  FrameInfo Frame;      ///< top-level code's locals (block-scoped lets)
+  FrameInfo Frame; ///< top-level code's locals (block-scoped lets)
 };
 
 /// Owns every node of the modules parsed with it.

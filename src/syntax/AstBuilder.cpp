@@ -23,16 +23,15 @@ public:
   ErrorListener(AstBuilder &B, DiagEngine &D, const antlr4::dfa::Vocabulary &V)
       : Builder(B), Diags(D), Vocab(V) {}
 
-  void syntaxError(antlr4::Recognizer *R, antlr4::Token *Offending,
-                   size_t Line, size_t Col, const std::string &Msg,
+  void syntaxError(antlr4::Recognizer *R, antlr4::Token *Offending, size_t Line,
+                   size_t Col, const std::string &Msg,
                    std::exception_ptr E) override {
     SourceRange Where;
     std::string Text;
     if (Offending) {
       Where = Builder.range(Offending);
-      Text = Offending->getType() == antlr4::Token::EOF
-                 ? ""
-                 : Offending->getText();
+      Text = Offending->getType() == antlr4::Token::EOF ? ""
+                                                        : Offending->getText();
     }
     std::string Out;
     if (Offending && Offending->getType() == antlr4::Token::EOF) {
@@ -183,8 +182,7 @@ std::optional<TooDeep> findTooDeep(const std::vector<antlr4::Token *> &Tokens,
       Kind[T] = Nesting::Close;
     else if (Lit == "}")
       Kind[T] = Nesting::CloseBlock;
-    else if (Lit == "->" || Lit == "where" || Lit == "alloc" ||
-             Lit == "insert")
+    else if (Lit == "->" || Lit == "where" || Lit == "alloc" || Lit == "insert")
       Kind[T] = Nesting::Opener;
     else if (Lit == "else")
       Kind[T] = Nesting::Else;
@@ -363,11 +361,21 @@ std::string AstBuilder::unquote(antlr4::tree::TerminalNode *N) {
     }
     char E = T[++I];
     switch (E) {
-    case 'n': Out.push_back('\n'); break;
-    case 't': Out.push_back('\t'); break;
-    case 'r': Out.push_back('\r'); break;
-    case '"': Out.push_back('"'); break;
-    case '\\': Out.push_back('\\'); break;
+    case 'n':
+      Out.push_back('\n');
+      break;
+    case 't':
+      Out.push_back('\t');
+      break;
+    case 'r':
+      Out.push_back('\r');
+      break;
+    case '"':
+      Out.push_back('"');
+      break;
+    case '\\':
+      Out.push_back('\\');
+      break;
     default: {
       SourceRange R = range(N);
       Diags.error({Buffer, R.Begin + static_cast<uint32_t>(I) - 1,
@@ -425,8 +433,8 @@ ast::Stmt *AstBuilder::buildIf(P::IfStatementContext *C) {
 
 ast::Stmt *AstBuilder::buildFn(P::FnStmtContext *C) {
   // fnStmt -> 'fn' IDENT '(' paramList? ')' block
-  auto *F = Ctx.make<ast::FnStmt>(range(C), C->IDENT()->getText(),
-                                  range(C->IDENT()));
+  auto *F =
+      Ctx.make<ast::FnStmt>(range(C), C->IDENT()->getText(), range(C->IDENT()));
   if (P::ParamListContext *PL = C->paramList())
     for (P::ParamContext *P : PL->param())
       F->Params.push_back({P->IDENT()->getText(), range(P->IDENT()),
@@ -506,13 +514,13 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
     return buildFn(F);
   if (auto *Rt = dynamic_cast<P::ReturnStmtContext *>(C))
     // returnStmt -> 'return' expr?
-    return Ctx.make<ast::ReturnStmt>(R,
-                                     Rt->expr() ? buildExpr(Rt->expr()) : nullptr);
+    return Ctx.make<ast::ReturnStmt>(R, Rt->expr() ? buildExpr(Rt->expr())
+                                                   : nullptr);
   if (auto *S = dynamic_cast<P::ScaleStmtContext *>(C))
     // scaleStmt -> ('shrink' | 'scale') expr ('by' | 'to') expr
-    return Ctx.make<ast::ScaleStmt>(R, S->verb->getText() == "shrink",
-                                    S->how->getText() == "to",
-                                    buildExpr(S->expr(0)), buildExpr(S->expr(1)));
+    return Ctx.make<ast::ScaleStmt>(
+        R, S->verb->getText() == "shrink", S->how->getText() == "to",
+        buildExpr(S->expr(0)), buildExpr(S->expr(1)));
   if (auto *Rm = dynamic_cast<P::RemoveStmtContext *>(C))
     // removeStmt -> 'remove' expr
     return Ctx.make<ast::RemoveStmt>(R, buildExpr(Rm->expr()));
@@ -614,9 +622,9 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
   // within a bound on its work (BoundedPrediction); past it, a third pass
   // reports the errors with SLL prediction.
   auto *Generated = Parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
-  auto *Sim = new BoundedPrediction(&Parser, Parser.getATN(),
-                                    Generated->decisionToDFA,
-                                    Generated->getSharedContextCache());
+  auto *Sim =
+      new BoundedPrediction(&Parser, Parser.getATN(), Generated->decisionToDFA,
+                            Generated->getSharedContextCache());
   // The runtime (4.9) deletes the simulator it replaces; the parser
   // deletes this one.
   Parser.setInterpreter(Sim);

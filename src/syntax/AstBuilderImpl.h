@@ -81,9 +81,8 @@ private:
   ast::Expr *buildLambda(P::LambdaExprContext *C);
   ast::Expr *buildOp(P::OpExprContext *C);
   ast::Expr *buildOpAt(P::OpExprContext *C);
-  ast::Expr *binary(ast::BinaryOp Op, P::OpExprContext *C,
-                    P::OpExprContext *L, P::OpExprContext *R,
-                    antlr4::Token *OpTok);
+  ast::Expr *binary(ast::BinaryOp Op, P::OpExprContext *C, P::OpExprContext *L,
+                    P::OpExprContext *R, antlr4::Token *OpTok);
   std::string unquote(antlr4::tree::TerminalNode *N);
 };
 

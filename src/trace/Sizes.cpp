@@ -399,9 +399,9 @@ std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
 
 } // namespace
 
-std::optional<OpWork>
-convWork(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
-         std::string_view ConcreteJson) {
+std::optional<OpWork> convWork(std::string_view Op,
+                               const std::vector<std::vector<int64_t>> &Shapes,
+                               std::string_view ConcreteJson) {
   bool Backward = Op == "aten::convolution_backward";
   if (!Backward && Op != "aten::convolution")
     return std::nullopt;

@@ -40,7 +40,8 @@ public:
       return M;
     llvm::BitVector Cand(N);
     for (TaskId T = 0; T < N; ++T)
-      if (!G.isRemoved(T) && ((F.KindMask >> static_cast<unsigned>(G.Kind[T])) & 1))
+      if (!G.isRemoved(T) &&
+          ((F.KindMask >> static_cast<unsigned>(G.Kind[T])) & 1))
         Cand.set(T);
     M &= Cand;
     return M;
@@ -99,13 +100,15 @@ private:
       C.Type = Col::Str;
       C.Ids.resize(N);
       for (TaskId T = 0; T < N; ++T)
-        C.Ids[T] = G.isGpu(T) ? NameOf[static_cast<unsigned>(
-                                    graph::kernelClassOf(G, T))]
-                              : NoId;
+        C.Ids[T] =
+            G.isGpu(T)
+                ? NameOf[static_cast<unsigned>(graph::kernelClassOf(G, T))]
+                : NoId;
       return C;
     }
     case MemberId::Task_kind:
-      IdsOf(Col::Kind, [&](TaskId T) { return static_cast<uint32_t>(G.Kind[T]); });
+      IdsOf(Col::Kind,
+            [&](TaskId T) { return static_cast<uint32_t>(G.Kind[T]); });
       return C;
     case MemberId::Task_phase:
       IdsOf(Col::Phase,
@@ -261,38 +264,49 @@ private:
   /// The name of id \p Id in a column of type \p Ty (for matches).
   std::string nameOf(Col Ty, uint32_t Id) {
     switch (Ty) {
-    case Col::Str: return Id == NoId ? "" : std::string(G.Strings.str(Id));
-    case Col::Kind: return graph::taskKindName(static_cast<graph::TaskKind>(Id));
-    case Col::Phase: return graph::phaseName(static_cast<graph::Phase>(Id));
-    case Col::Layer: return Id == NoId ? "" : G.Layers[Id].Name;
-    case Col::Res: return Id == NoId ? "" : G.Resources[Id].Name;
+    case Col::Str:
+      return Id == NoId ? "" : std::string(G.Strings.str(Id));
+    case Col::Kind:
+      return graph::taskKindName(static_cast<graph::TaskKind>(Id));
+    case Col::Phase:
+      return graph::phaseName(static_cast<graph::Phase>(Id));
+    case Col::Layer:
+      return Id == NoId ? "" : G.Layers[Id].Name;
+    case Col::Res:
+      return Id == NoId ? "" : G.Resources[Id].Name;
     case Col::Task:
       return Id == NoId ? "" : std::string(G.name(Id));
-    default: return "";
+    default:
+      return "";
     }
   }
 
   /// Whether id \p Id of column type \p Ty equals value \p V.
   bool idEquals(Col Ty, uint32_t Id, const Value &V) {
     switch (V.kind()) {
-    case VKind::None: return Id == NoId;
-    case VKind::String: return Id != NoId && nameOf(Ty, Id) == V.as<StringObj>()->S;
-    case VKind::Layer: return Ty == Col::Layer && Id == V.asId();
-    case VKind::Resource: return Ty == Col::Res && Id == V.asId();
+    case VKind::None:
+      return Id == NoId;
+    case VKind::String:
+      return Id != NoId && nameOf(Ty, Id) == V.as<StringObj>()->S;
+    case VKind::Layer:
+      return Ty == Col::Layer && Id == V.asId();
+    case VKind::Resource:
+      return Ty == Col::Res && Id == V.asId();
     case VKind::Task:
       return Ty == Col::Task && Id == V.asId();
     case VKind::Number:
       return Ty == Col::Res && Id != NoId &&
              static_cast<double>(G.Resources[Id].Id) == V.asNumber();
-    case VKind::Bool: return Ty == Col::Bool && (Id != 0) == V.asBool();
-    default: return false;
+    case VKind::Bool:
+      return Ty == Col::Bool && (Id != 0) == V.asBool();
+    default:
+      return false;
     }
   }
 
   /// A per-id table of \p Pred for a column whose ids are few (names,
   /// kinds, layers, resources): each distinct id is tested once.
-  template <typename Pred>
-  llvm::BitVector byId(const Node &A, Pred P) {
+  template <typename Pred> llvm::BitVector byId(const Node &A, Pred P) {
     // NoId (no layer, no resource) is DenseMap's empty key: it cannot be a
     // key, so its answer is kept apart.
     llvm::DenseMap<uint32_t, bool> Cache;
@@ -318,12 +332,18 @@ private:
 
   static bool cmp(unsigned Op, double A, double B) {
     switch (Op) {
-    case 0: return A == B;
-    case 1: return A != B;
-    case 2: return A < B;
-    case 3: return A <= B;
-    case 4: return A > B;
-    default: return A >= B;
+    case 0:
+      return A == B;
+    case 1:
+      return A != B;
+    case 2:
+      return A < B;
+    case 3:
+      return A <= B;
+    case 4:
+      return A > B;
+    default:
+      return A >= B;
     }
   }
 
@@ -370,14 +390,17 @@ private:
       return Out;
     }
     if (A.Type == Col::Const)
-      return compare(Op == 2 ? 4 : Op == 3 ? 5 : Op == 4 ? 2 : Op == 5 ? 3 : Op,
+      return compare(Op == 2   ? 4
+                     : Op == 3 ? 5
+                     : Op == 4 ? 2
+                     : Op == 5 ? 3
+                               : Op,
                      B, A);
     if (Op > 1)
       fail("'<', '<=', '>' and '>=' in a select predicate compare numbers");
     if (B.Type == Col::Const) {
       if (A.Type == Col::Num)
-        fail("comparing a number property with " +
-             describeValue(B.Const));
+        fail("comparing a number property with " + describeValue(B.Const));
       Out = byId(A, [&](uint32_t Id) { return idEquals(A.Type, Id, B.Const); });
     } else {
       if (A.Type != B.Type)
@@ -399,8 +422,7 @@ private:
       fail("'~' matches names, not numbers");
     const Value &Pat = B.Const;
     if (!Pat.is(VKind::Regex) && !Pat.is(VKind::String))
-      fail("'~' takes a regex (/.../) or a string, not " +
-           describeValue(Pat));
+      fail("'~' takes a regex (/.../) or a string, not " + describeValue(Pat));
     return byId(A, [&](uint32_t Id) {
       if (Id == NoId)
         return false;
@@ -451,7 +473,7 @@ private:
     C.Num.resize(N);
     for (TaskId T = 0; T < N; ++T) {
       double X = numAt(A, T), Y = numAt(B, T);
-      C.Num[T] = Op == 0 ? X + Y
+      C.Num[T] = Op == 0   ? X + Y
                  : Op == 1 ? X - Y
                  : Op == 2 ? X * Y
                  : Op == 3 ? X / Y

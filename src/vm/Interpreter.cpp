@@ -18,8 +18,8 @@ namespace {
 constexpr size_t MaxFrames = 2000;
 } // namespace
 
-Interpreter::Interpreter(const bc::Program &P, RunEnv &Env,
-                         const RunOptions &O, RunResult &R)
+Interpreter::Interpreter(const bc::Program &P, RunEnv &Env, const RunOptions &O,
+                         RunResult &R)
     : P(P), Env(Env), Opts(O), Result(R) {
   Globals.resize(P.GlobalNames.size());
   EverSelected.resize(graph().numTasks());
@@ -262,8 +262,7 @@ void Interpreter::pushFrame(uint32_t Fn, uint32_t Argc, ClosureObj *C) {
       fail(fmt::format("'{}' needs argument {}", F.Name, I + 1));
   if (Argc < F.RequiredParams)
     fail(fmt::format("'{}' needs {} argument{}, got {}", F.Name,
-                     F.RequiredParams, F.RequiredParams == 1 ? "" : "s",
-                     Argc));
+                     F.RequiredParams, F.RequiredParams == 1 ? "" : "s", Argc));
   for (uint32_t I = Argc; I < F.NumParams; ++I)
     Stack.push_back(Value::missing());
   for (uint32_t I = F.NumParams; I < F.NumLocals; ++I)
@@ -287,8 +286,8 @@ Value Interpreter::call(const Value &Callee, std::vector<Value> Args) {
 
 void Interpreter::jumpBy(const Cursor &C, int64_t Offset) {
   Frames.back().Pc = static_cast<uint32_t>(
-      static_cast<int64_t>(C.Pc + bc::instructionSize(
-                                      static_cast<Opcode>(C.F.Code[C.Pc]))) +
+      static_cast<int64_t>(
+          C.Pc + bc::instructionSize(static_cast<Opcode>(C.F.Code[C.Pc]))) +
       Offset);
 }
 
@@ -395,7 +394,9 @@ void Interpreter::opNeg(const Cursor &) {
     fail("cannot negate " + describeValue(A));
   push(Value::number(-A.asNumber(), A.unit()));
 }
-void Interpreter::opNot(const Cursor &) { push(Value::boolean(!truthy(pop()))); }
+void Interpreter::opNot(const Cursor &) {
+  push(Value::boolean(!truthy(pop())));
+}
 void Interpreter::opEq(const Cursor &) {
   Value B = pop(), A = pop();
   push(Value::boolean(equal(A, B)));
@@ -442,8 +443,8 @@ void Interpreter::opMakeRange(const Cursor &) {
     fail("a range's ends are integers from -2^53 to 2^53 "
          "(9,007,199,254,740,992), got " +
          show(Lo) + ".." + show(Hi));
-  push(Value::object(new RangeObj(static_cast<int64_t>(L),
-                                  static_cast<int64_t>(H))));
+  push(Value::object(
+      new RangeObj(static_cast<int64_t>(L), static_cast<int64_t>(H))));
 }
 void Interpreter::opMakeList(const Cursor &C) {
   unsigned N = C.u16(0);
@@ -709,13 +710,13 @@ void Interpreter::opAssert(const Cursor &C) {
   Value Cond = pop();
   if (!truthy(Cond))
     fail("assertion failed" +
-         (C.operand(0) ? ": " + (Msg.is(VKind::String)
-                                     ? Msg.as<StringObj>()->S
-                                     : show(Msg))
+         (C.operand(0) ? ": " + (Msg.is(VKind::String) ? Msg.as<StringObj>()->S
+                                                       : show(Msg))
                        : std::string()));
 }
 
-// --- Running a program --------------------------------------------------------
+// --- Running a program
+// --------------------------------------------------------
 
 Diagnostic Interpreter::errorAt(const std::string &Msg) {
   Diagnostic D;
@@ -733,10 +734,11 @@ Diagnostic Interpreter::errorAt(const std::string &Msg) {
     }
     // Deep recursion: the innermost callers and the outermost one.
     if (++Shown == 8 && Frames.size() > 10) {
-      D.Notes.push_back({Severity::Note, {},
-                         std::to_string(Frames.size() - 9) +
-                             " more calls like these",
-                         {}});
+      D.Notes.push_back(
+          {Severity::Note,
+           {},
+           std::to_string(Frames.size() - 9) + " more calls like these",
+           {}});
       It = Frames.rend() - 2;
       continue;
     }

@@ -502,8 +502,7 @@ Value Interpreter::index(const Value &Coll, const Value &Key) {
   }
 }
 
-Value Interpreter::slice(const Value &Coll, const Value &Lo,
-                         const Value &Hi) {
+Value Interpreter::slice(const Value &Coll, const Value &Lo, const Value &Hi) {
   // Python's rules: a left-out bound is the start or the end, a negative
   // one counts from the end, and either clamps to [0, size].
   auto Bound = [&](const Value &B, int64_t Size, int64_t Default) {

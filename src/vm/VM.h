@@ -38,10 +38,10 @@ class Value;
 /// Facts about the traced GPU a model may use.
 struct DeviceFacts {
   std::string Name;
-  int64_t Memory = 0;        ///< bytes
+  int64_t Memory = 0; ///< bytes
   int32_t Sms = 0;
-  double MemBandwidth = 0;   ///< bytes/ns achieved by memory-bound kernels
-  double PcieBandwidth = 0;  ///< bytes/ns of the trace's host-device copies
+  double MemBandwidth = 0;  ///< bytes/ns achieved by memory-bound kernels
+  double PcieBandwidth = 0; ///< bytes/ns of the trace's host-device copies
 };
 
 /// The world a model runs against.
@@ -89,10 +89,10 @@ struct RunOptions {
 
 /// What the model changed.
 struct ChangeStats {
-  uint64_t Selected = 0;  ///< distinct tasks any select returned
-  uint64_t Scaled = 0;    ///< leaves whose duration changed
+  uint64_t Selected = 0; ///< distinct tasks any select returned
+  uint64_t Scaled = 0;   ///< leaves whose duration changed
   uint64_t Inserted = 0;
-  uint64_t Removed = 0;   ///< tasks removed (containers count their leaves)
+  uint64_t Removed = 0; ///< tasks removed (containers count their leaves)
   uint64_t Dependencies = 0;
   uint64_t Scheduled = 0; ///< resources given a schedule
   /// Change of summed task time by phase (ns): faster is negative.

@@ -167,7 +167,8 @@ struct RegexObj : Obj {
 
 struct ListObj : Obj {
   std::vector<Value> Items;
-  explicit ListObj(std::vector<Value> I) : Obj(VKind::List), Items(std::move(I)) {}
+  explicit ListObj(std::vector<Value> I)
+      : Obj(VKind::List), Items(std::move(I)) {}
 };
 
 /// lo..hi, inclusive.

@@ -109,8 +109,7 @@ TraceWriter trainingSteps() {
           B + 300, 50, 2,
           R"({"Sequence number": )" + std::to_string(10 + Step) +
               R"(, "Fwd thread id": 1})");
-    W.launch("cudaLaunchKernel", B + 310, 5, "sgemm_bwd", B + 320, 500, 7,
-             2);
+    W.launch("cudaLaunchKernel", B + 310, 5, "sgemm_bwd", B + 320, 500, 7, 2);
     W.cpu("user_annotation", "Optimizer.step#SGD.step", B + 700, 60);
     W.launch("cudaLaunchKernel", B + 710, 5, "sgd_update", B + 821, 30);
     W.cpu("cuda_runtime", "cudaDeviceSynchronize", B + 800, 100, 1, "{}");
@@ -300,7 +299,8 @@ TEST_CASE("queue-full: a launch blocks until work deep in the queue ends") {
     W.launch("cudaLaunchKernel", Cpu, Dur, "k", KStart, 100);
     Cpu += Dur + 1;
   }
-  W.cpu("cuda_runtime", "cudaDeviceSynchronize", Cpu, 100000 - Cpu - 1, 1, "{}");
+  W.cpu("cuda_runtime", "cudaDeviceSynchronize", Cpu, 100000 - Cpu - 1, 1,
+        "{}");
   Built B = build(W);
   CHECK(B.Stats.QueueCapacityMeasured);
   CHECK(B.Stats.QueueCapacity >= 98);

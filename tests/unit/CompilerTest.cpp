@@ -57,7 +57,8 @@ function 0 <module <main>> (params 0, required 0, locals 0, captures 0)
 )");
 }
 
-TEST_CASE("defaults are filled by the callee; named arguments by the compiler") {
+TEST_CASE(
+    "defaults are filled by the callee; named arguments by the compiler") {
   CHECK_EQ(disasm("fn f(a, b = 1, c = 2) { return a + b + c }\n"
                   "print f(5, c: 7)\n"),
            R"(
@@ -99,8 +100,9 @@ function 1 f (params 3, required 1, locals 3, captures 0)
 }
 
 TEST_CASE("and/or short-circuit; loops keep their iterator in a local") {
-  CHECK_EQ(disasm("for i in 1..3 { if i > 1 and i < 3 or false { print i } }\n"),
-           R"(
+  CHECK_EQ(
+      disasm("for i in 1..3 { if i > 1 and i < 3 or false { print i } }\n"),
+      R"(
 ; ddscript bytecode, format 2
 
 function 0 <module <main>> (params 0, required 0, locals 2, captures 0)
@@ -232,9 +234,11 @@ TEST_CASE("compiled code keeps the stack discipline the opcode table states") {
       "let k = select kernel where duration > 1us and name ~ \"gemm\"\n"
       "let xs = [1, 2, n]\n"
       "fn f(a, b = 2) { if a > b { return a } return b }\n"
-      "for x in xs { if x == 2 { continue } if x > 5 { break } print x, f(x) }\n"
+      "for x in xs { if x == 2 { continue } if x > 5 { break } print x, f(x) "
+      "}\n"
       "try { shrink k by 2 }\n"
-      "let t = insert kernel \"p\" on k.first.stream duration 1us after k.first\n"
+      "let t = insert kernel \"p\" on k.first.stream duration 1us after "
+      "k.first\n"
       "depend t on k.first\n"
       "schedule channel \"c\" by t -> t.duration\n"
       "let b = select block where size > 1MB\n"
@@ -261,7 +265,11 @@ TEST_CASE("compiled code keeps the stack discipline the opcode table states") {
   // PushTrue; JumpIfFalse +1 (over a PushNone); PushNone; Return: the
   // jump arrives with no value, the fall-through with one.
   F.Code = {static_cast<uint8_t>(bc::Opcode::PushTrue),
-            static_cast<uint8_t>(bc::Opcode::JumpIfFalse), 1, 0, 0, 0,
+            static_cast<uint8_t>(bc::Opcode::JumpIfFalse),
+            1,
+            0,
+            0,
+            0,
             static_cast<uint8_t>(bc::Opcode::PushNone),
             static_cast<uint8_t>(bc::Opcode::PushNone),
             static_cast<uint8_t>(bc::Opcode::Return)};

@@ -169,7 +169,8 @@ TEST_CASE("windows: real traces read the same in small windows") {
   }
 }
 
-TEST_CASE("windows: a stale closing bracket after the last window is not read") {
+TEST_CASE(
+    "windows: a stale closing bracket after the last window is not read") {
   // simdjson looks at the byte after a document that ends in ']'. After
   // the last window that byte was whatever an earlier, longer window had
   // left in the buffer, and when it was a ']' a valid trace failed ("the

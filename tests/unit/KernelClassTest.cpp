@@ -35,9 +35,10 @@ TEST_CASE("kernel classes: vendors' GEMMs and convolutions") {
                "128, 16, 4, 4, false, false>(cublasGemvParamsEx<int, float "
                "const*, float const*, float, float>)") == KernelClass::gemm);
   // Implicit-GEMM convolutions are convolutions.
-  CHECK(kernel("sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_"
-               "nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8") ==
-        KernelClass::conv);
+  CHECK(
+      kernel("sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_"
+             "nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8") ==
+      KernelClass::conv);
   CHECK(kernel("void cudnn::detail::implicit_convolve_sgemm<float, float, "
                "128, 5, 5, 3, 3, 3, 1, true, false, true>(int, int)") ==
         KernelClass::conv);
@@ -84,7 +85,8 @@ TEST_CASE("kernel classes: norms, softmax, Triton, communication, copies") {
   CHECK(kernel("void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, "
                "true, 1>(cudnnTensorStruct)") == KernelClass::norm);
   CHECK(kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_"
-               "kernel<c10::BFloat16, float>(int, float)") == KernelClass::norm);
+               "kernel<c10::BFloat16, float>(int, float)") ==
+        KernelClass::norm);
   CHECK(kernel("void (anonymous namespace)::softmax_warp_forward<float, "
                "float, float, 9, false, false>(float*)") ==
         KernelClass::softmax);
@@ -120,7 +122,6 @@ TEST_CASE("kernel classes: the operator decides where the name does not") {
                "aten::add_", true) == KernelClass::optimizer);
   CHECK(kernel("void multi_tensor_apply_kernel<TensorListMetadata<4>, "
                "AdamFunctor<float> >(int)") == KernelClass::optimizer);
-  CHECK(kernel("volta_sgemm_128x64_nn", "aten::mm", true) ==
-        KernelClass::gemm);
+  CHECK(kernel("volta_sgemm_128x64_nn", "aten::mm", true) == KernelClass::gemm);
   CHECK(kernelClassName(KernelClass::attention) == "attention");
 }

@@ -35,7 +35,8 @@ std::string errorsOf(const std::string &Src) {
 } // namespace
 
 TEST_CASE("the AMP model parses as written") {
-  CHECK_EQ(dumpOf(R"(
+  CHECK_EQ(
+      dumpOf(R"(
 # Automatic mixed precision
 param tensor_core_speedup = 3.0 "GEMM/conv kernels on tensor cores"
 param memory_speedup = 2.0
@@ -43,17 +44,19 @@ let mma = select kernel where name ~ /gemm|conv|wgrad|dgrad|cutlass|xmma|scudnn/
 shrink mma by tensor_core_speedup
 shrink (select kernel) - mma by memory_speedup
 )"),
-           "(param tensor_core_speedup 3 \"GEMM/conv kernels on tensor cores\")\n"
-           "(param memory_speedup 2)\n"
-           "(let mma (select kernel where (~ name /gemm|conv|wgrad|dgrad|cutlass|xmma|scudnn/)))\n"
-           "(shrink mma by tensor_core_speedup)\n"
-           "(shrink (- (select kernel) mma) by memory_speedup)\n");
+      "(param tensor_core_speedup 3 \"GEMM/conv kernels on tensor cores\")\n"
+      "(param memory_speedup 2)\n"
+      "(let mma (select kernel where (~ name "
+      "/gemm|conv|wgrad|dgrad|cutlass|xmma|scudnn/)))\n"
+      "(shrink mma by tensor_core_speedup)\n"
+      "(shrink (- (select kernel) mma) by memory_speedup)\n");
 }
 
 TEST_CASE("numbers carry units in base units") {
-  CHECK_EQ(dumpOf("let a = 3.2ms\nlet b = 25MB\nlet c = 40Gbps\nlet d = 1_000\n"),
-           "(let a 3200000:duration)\n(let b 25000000:size)\n(let c 5:bandwidth)\n"
-           "(let d 1000)\n");
+  CHECK_EQ(
+      dumpOf("let a = 3.2ms\nlet b = 25MB\nlet c = 40Gbps\nlet d = 1_000\n"),
+      "(let a 3200000:duration)\n(let b 25000000:size)\n(let c 5:bandwidth)\n"
+      "(let d 1000)\n");
   CHECK(errorsOf("let x = 5furlongs\n").find("unknown unit 'furlongs'") !=
         std::string::npos);
 }
@@ -73,7 +76,8 @@ TEST_CASE("a slash divides unless a regex can start there") {
 }
 
 TEST_CASE("statements of the language") {
-  CHECK_EQ(dumpOf(R"(
+  CHECK_EQ(
+      dumpOf(R"(
 import std.comm
 import "ddp.dd" as d
 fn f(a, b = 2) { if a > b { return a } else if a == b { return 0 } else { return b } }
@@ -88,21 +92,21 @@ f(1, b: 3)
 let g = (a, b) -> a + b
 let xs = [1, 2][0]
 )"),
-           "(import std.comm as comm)\n"
-           "(import \"ddp.dd\" as d)\n"
-           "(fn f (a b=2) { (if (> a b) { (return a) } else { (if (== a b) { "
-           "(return 0) } else { (return b) }) }) })\n"
-           "(let t (insert comm \"allreduce\" on (channel \"nccl\") duration "
-           "2000000:duration after x before y))\n"
-           "(depend (. (select kernel) first) on t)\n"
-           "(remove (select memset))\n"
-           "(schedule (channel \"nccl\") by (lambda (t) (. (. t layer) index)))\n"
-           "(schedule (channel \"nccl\") fifo)\n"
-           "(scale (select cpu_op) to 5000:duration)\n"
-           "(assert (> count 0) \"nothing selected\")\n"
-           "(call f 1 b:3)\n"
-           "(let g (lambda (a b) (+ a b)))\n"
-           "(let xs (index [1 2] 0))\n");
+      "(import std.comm as comm)\n"
+      "(import \"ddp.dd\" as d)\n"
+      "(fn f (a b=2) { (if (> a b) { (return a) } else { (if (== a b) { "
+      "(return 0) } else { (return b) }) }) })\n"
+      "(let t (insert comm \"allreduce\" on (channel \"nccl\") duration "
+      "2000000:duration after x before y))\n"
+      "(depend (. (select kernel) first) on t)\n"
+      "(remove (select memset))\n"
+      "(schedule (channel \"nccl\") by (lambda (t) (. (. t layer) index)))\n"
+      "(schedule (channel \"nccl\") fifo)\n"
+      "(scale (select cpu_op) to 5000:duration)\n"
+      "(assert (> count 0) \"nothing selected\")\n"
+      "(call f 1 b:3)\n"
+      "(let g (lambda (a b) (+ a b)))\n"
+      "(let xs (index [1 2] 0))\n");
 }
 
 TEST_CASE("syntax errors: several per file, each with a caret") {

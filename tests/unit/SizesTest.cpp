@@ -278,30 +278,35 @@ TEST_CASE("bytes moved: inputs read and outputs written, by hand") {
                 R"(["c10::Half", "c10::Half"])") ==
         2LL * (2048 * 4 * 4096 + 4096 * 1536 + 2048 * 4 * 1536));
   // groundtruth/resnet50_baseline's stem: the output is 64 x 64 x 112 x 112.
-  CHECK(movedOf("aten::convolution",
-                "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], "
-                "[]]",
-                "['float', 'float', '', 'ScalarList', 'ScalarList', "
-                "'ScalarList', 'Scalar', 'ScalarList', 'Scalar']",
-                R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])") ==
-        4LL * (64 * 3 * 224 * 224 + 64 * 3 * 7 * 7 + 64 * 64 * 112 * 112));
+  CHECK(
+      movedOf(
+          "aten::convolution",
+          "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], "
+          "[]]",
+          "['float', 'float', '', 'ScalarList', 'ScalarList', "
+          "'ScalarList', 'Scalar', 'ScalarList', 'Scalar']",
+          R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])") ==
+      4LL * (64 * 3 * 224 * 224 + 64 * 3 * 7 * 7 + 64 * 64 * 112 * 112));
   // A backward convolution writes the gradients output_mask asks for: the
   // input's and the weight's.
-  CHECK(movedOf("aten::convolution_backward",
-                "[[64, 256, 56, 56], [64, 64, 56, 56], [256, 64, 1, 1], [], "
-                "[], [], [], [], [], [], []]",
-                "['float', 'float', 'float', 'ScalarList', 'ScalarList', "
-                "'ScalarList', 'ScalarList', 'Scalar', 'ScalarList', "
-                "'Scalar', 'ScalarList']",
-                R"(["", "", "", "[0]", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])") ==
-        4LL * (64 * 256 * 56 * 56 + 64 * 64 * 56 * 56 + 256 * 64 +
-               64 * 64 * 56 * 56 + 256 * 64));
+  CHECK(
+      movedOf(
+          "aten::convolution_backward",
+          "[[64, 256, 56, 56], [64, 64, 56, 56], [256, 64, 1, 1], [], "
+          "[], [], [], [], [], [], []]",
+          "['float', 'float', 'float', 'ScalarList', 'ScalarList', "
+          "'ScalarList', 'ScalarList', 'Scalar', 'ScalarList', "
+          "'Scalar', 'ScalarList']",
+          R"(["", "", "", "[0]", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1", "[True, True, False]"])") ==
+      4LL * (64 * 256 * 56 * 56 + 64 * 64 * 56 * 56 + 256 * 64 +
+             64 * 64 * 56 * 56 + 256 * 64));
   // An elementwise operator writes the broadcast of its inputs; a norm
   // its input's size (its statistics are small).
   CHECK(movedOf("aten::add", "[[64, 256, 56, 56], [64, 256, 56, 56], []]",
                 R"(["c10::BFloat16", "c10::BFloat16", "Scalar"])") ==
         2LL * 3 * 64 * 256 * 56 * 56);
-  CHECK(movedOf("aten::native_layer_norm", "[[8, 512, 768], [], [768], [768], []]",
+  CHECK(movedOf("aten::native_layer_norm",
+                "[[8, 512, 768], [], [768], [768], []]",
                 R"(["float", "", "float", "float", "Scalar"])") ==
         4LL * (2 * 8 * 512 * 768 + 2 * 768));
   // A reduction without "Concrete Inputs" is taken to reduce everything:
