@@ -197,7 +197,7 @@ void CodeGen::block(const ast::Block &B) {
     stmt(S);
 }
 
-void CodeGen::paramStmt(ast::ParamStmt *Pm) {
+void CodeGen::visit(ast::ParamStmt *Pm) {
   expr(Pm->Default);
   uint32_t Index = 0;
   for (; Index < P.Params.size(); ++Index)
@@ -208,21 +208,21 @@ void CodeGen::paramStmt(ast::ParamStmt *Pm) {
   u16(Index, Pm->Range);
 }
 
-void CodeGen::importStmt(ast::ImportStmt *S) {
+void CodeGen::visit(ast::ImportStmt *S) {
   // Nothing here: imported modules run first, in InitOrder.
 }
 
-void CodeGen::letStmt(ast::LetStmt *L) {
+void CodeGen::visit(ast::LetStmt *L) {
   expr(L->Value);
   store(L->Target, L->NameRange);
 }
 
-void CodeGen::assignStmt(ast::AssignStmt *A) {
+void CodeGen::visit(ast::AssignStmt *A) {
   expr(A->Value);
   store(A->Target->Res, A->Target->Range);
 }
 
-void CodeGen::ifStmt(ast::IfStmt *I) {
+void CodeGen::visit(ast::IfStmt *I) {
   expr(I->Cond);
   mark(I->Cond->Range);
   uint32_t Else = jump(Opcode::JumpIfFalse);
@@ -237,7 +237,7 @@ void CodeGen::ifStmt(ast::IfStmt *I) {
   patch(End);
 }
 
-void CodeGen::forStmt(ast::ForStmt *F) {
+void CodeGen::visit(ast::ForStmt *F) {
   expr(F->Iterable);
   mark(F->Iterable->Range);
   op(Opcode::IterInit);
@@ -254,19 +254,16 @@ void CodeGen::forStmt(ast::ForStmt *F) {
   Loops.pop_back();
 }
 
-void CodeGen::breakStmt(ast::LoopJumpStmt *S) {
+void CodeGen::visit(ast::LoopJumpStmt *S) {
   mark(S->Range);
   leaveTries(Loops.back().Tries);
-  Loops.back().Breaks.push_back(jump(Opcode::Jump));
+  if (S->isBreak())
+    Loops.back().Breaks.push_back(jump(Opcode::Jump));
+  else
+    loop(Opcode::Jump, Loops.back().Top);
 }
 
-void CodeGen::continueStmt(ast::LoopJumpStmt *S) {
-  mark(S->Range);
-  leaveTries(Loops.back().Tries);
-  loop(Opcode::Jump, Loops.back().Top);
-}
-
-void CodeGen::tryStmt(ast::TryStmt *S) {
+void CodeGen::visit(ast::TryStmt *S) {
   mark(S->Range);
   op(Opcode::TryBegin);
   ++Tries;
@@ -275,9 +272,9 @@ void CodeGen::tryStmt(ast::TryStmt *S) {
   op(Opcode::TryEnd);
 }
 
-void CodeGen::fnStmt(ast::FnStmt *S) { function(cast<ast::FnStmt>(S)); }
+void CodeGen::visit(ast::FnStmt *S) { function(cast<ast::FnStmt>(S)); }
 
-void CodeGen::returnStmt(ast::ReturnStmt *R) {
+void CodeGen::visit(ast::ReturnStmt *R) {
   if (R->Value)
     expr(R->Value);
   else
@@ -286,7 +283,7 @@ void CodeGen::returnStmt(ast::ReturnStmt *R) {
   op(Opcode::Return);
 }
 
-void CodeGen::scaleStmt(ast::ScaleStmt *Sc) {
+void CodeGen::visit(ast::ScaleStmt *Sc) {
   expr(Sc->Target);
   expr(Sc->Amount);
   mark(Sc->Range);
@@ -294,13 +291,13 @@ void CodeGen::scaleStmt(ast::ScaleStmt *Sc) {
   u8(Sc->To ? 2 : Sc->Shrink ? 1 : 0);
 }
 
-void CodeGen::removeStmt(ast::RemoveStmt *S) {
+void CodeGen::visit(ast::RemoveStmt *S) {
   expr(cast<ast::RemoveStmt>(S)->Target);
   mark(S->Range);
   op(Opcode::Remove);
 }
 
-void CodeGen::resizeStmt(ast::ResizeStmt *Rs) {
+void CodeGen::visit(ast::ResizeStmt *Rs) {
   expr(Rs->Target);
   expr(Rs->Amount);
   mark(Rs->Range);
@@ -308,7 +305,7 @@ void CodeGen::resizeStmt(ast::ResizeStmt *Rs) {
   u8(Rs->To ? 1 : 0);
 }
 
-void CodeGen::freeStmt(ast::FreeStmt *F) {
+void CodeGen::visit(ast::FreeStmt *F) {
   expr(F->Target);
   expr(F->At);
   uint8_t Bits = F->AtEnd ? bc::AtEnd : 0;
@@ -321,7 +318,7 @@ void CodeGen::freeStmt(ast::FreeStmt *F) {
   u8(Bits);
 }
 
-void CodeGen::offloadStmt(ast::OffloadStmt *O) {
+void CodeGen::visit(ast::OffloadStmt *O) {
   expr(O->Target);
   expr(O->After);
   uint8_t Bits = bc::AtEnd;
@@ -341,14 +338,14 @@ void CodeGen::offloadStmt(ast::OffloadStmt *O) {
   u8(Bits);
 }
 
-void CodeGen::dependStmt(ast::DependStmt *D) {
+void CodeGen::visit(ast::DependStmt *D) {
   expr(D->Waiter);
   expr(D->On);
   mark(D->Range);
   op(Opcode::Depend);
 }
 
-void CodeGen::scheduleStmt(ast::ScheduleStmt *Sc) {
+void CodeGen::visit(ast::ScheduleStmt *Sc) {
   if (Sc->Priority)
     expr(Sc->Priority);
   expr(Sc->Resource);
@@ -357,7 +354,7 @@ void CodeGen::scheduleStmt(ast::ScheduleStmt *Sc) {
   u8(Sc->Priority ? 0 : Sc->Policy == "fifo" ? 1 : 2);
 }
 
-void CodeGen::printStmt(ast::PrintStmt *Pr) {
+void CodeGen::visit(ast::PrintStmt *Pr) {
   for (ast::Expr *E : Pr->Args)
     expr(E);
   mark(Pr->Range);
@@ -365,7 +362,7 @@ void CodeGen::printStmt(ast::PrintStmt *Pr) {
   u8(static_cast<unsigned>(Pr->Args.size()));
 }
 
-void CodeGen::assertStmt(ast::AssertStmt *A) {
+void CodeGen::visit(ast::AssertStmt *A) {
   expr(A->Cond);
   if (A->Message)
     expr(A->Message);
@@ -374,55 +371,17 @@ void CodeGen::assertStmt(ast::AssertStmt *A) {
   u8(A->Message ? 1 : 0);
 }
 
-void CodeGen::exprStmt(ast::ExprStmt *S) {
+void CodeGen::visit(ast::ExprStmt *S) {
   expr(cast<ast::ExprStmt>(S)->E);
   op(Opcode::Pop);
 }
 
 void CodeGen::stmt(ast::Stmt *S) {
   switch (S->kind()) {
-  case ast::StmtKind::ParamStmt:
-    return paramStmt(cast<ast::ParamStmt>(S));
-  case ast::StmtKind::ImportStmt:
-    return importStmt(cast<ast::ImportStmt>(S));
-  case ast::StmtKind::LetStmt:
-    return letStmt(cast<ast::LetStmt>(S));
-  case ast::StmtKind::AssignStmt:
-    return assignStmt(cast<ast::AssignStmt>(S));
-  case ast::StmtKind::IfStmt:
-    return ifStmt(cast<ast::IfStmt>(S));
-  case ast::StmtKind::ForStmt:
-    return forStmt(cast<ast::ForStmt>(S));
-  case ast::StmtKind::BreakStmt:
-    return breakStmt(cast<ast::LoopJumpStmt>(S));
-  case ast::StmtKind::ContinueStmt:
-    return continueStmt(cast<ast::LoopJumpStmt>(S));
-  case ast::StmtKind::TryStmt:
-    return tryStmt(cast<ast::TryStmt>(S));
-  case ast::StmtKind::FnStmt:
-    return fnStmt(cast<ast::FnStmt>(S));
-  case ast::StmtKind::ReturnStmt:
-    return returnStmt(cast<ast::ReturnStmt>(S));
-  case ast::StmtKind::ScaleStmt:
-    return scaleStmt(cast<ast::ScaleStmt>(S));
-  case ast::StmtKind::RemoveStmt:
-    return removeStmt(cast<ast::RemoveStmt>(S));
-  case ast::StmtKind::ResizeStmt:
-    return resizeStmt(cast<ast::ResizeStmt>(S));
-  case ast::StmtKind::FreeStmt:
-    return freeStmt(cast<ast::FreeStmt>(S));
-  case ast::StmtKind::OffloadStmt:
-    return offloadStmt(cast<ast::OffloadStmt>(S));
-  case ast::StmtKind::DependStmt:
-    return dependStmt(cast<ast::DependStmt>(S));
-  case ast::StmtKind::ScheduleStmt:
-    return scheduleStmt(cast<ast::ScheduleStmt>(S));
-  case ast::StmtKind::PrintStmt:
-    return printStmt(cast<ast::PrintStmt>(S));
-  case ast::StmtKind::AssertStmt:
-    return assertStmt(cast<ast::AssertStmt>(S));
-  case ast::StmtKind::ExprStmt:
-    return exprStmt(cast<ast::ExprStmt>(S));
+#define DD_STMT(Name)                                                          \
+  case ast::StmtKind::Name:                                                    \
+    return visit(cast<ast::Name>(S));
+#include "syntax/AstNodes.def"
   }
   Diags.error(S->Range, "internal error: cannot compile this statement");
 }

@@ -213,7 +213,7 @@ void SemaImpl::fnBody(ast::FnStmt *Fn) {
   F = Saved;
 }
 
-void SemaImpl::scaleStmt(ast::ScaleStmt *S) {
+void SemaImpl::visit(ast::ScaleStmt *S) {
   Ty Target = expr(S->Target);
   expectSetLike(S->Target, Target, S->Shrink ? "shrink" : "scale");
   Ty Amount = expr(S->Amount);
@@ -243,7 +243,7 @@ void SemaImpl::scaleStmt(ast::ScaleStmt *S) {
         Diags.error(S->Amount->Range, "the factor must be positive");
 }
 
-void SemaImpl::paramStmt(ast::ParamStmt *P) {
+void SemaImpl::visit(ast::ParamStmt *P) {
   Ty T = expr(P->Default);
   if (!atModuleLevel()) {
     Diags.error(P->Range, "'param' belongs at the top level of a model");
@@ -266,7 +266,7 @@ void SemaImpl::paramStmt(ast::ParamStmt *P) {
   Out.Params.push_back(P);
 }
 
-void SemaImpl::importStmt(ast::ImportStmt *I) {
+void SemaImpl::visit(ast::ImportStmt *I) {
   if (!atModuleLevel()) {
     Diags.error(I->Range, "'import' belongs at the top level of a model");
     return;
@@ -282,7 +282,7 @@ void SemaImpl::importStmt(ast::ImportStmt *I) {
   Imports[I->Alias] = I->Loaded;
 }
 
-void SemaImpl::letStmt(ast::LetStmt *L) {
+void SemaImpl::visit(ast::LetStmt *L) {
   Ty T = expr(L->Value);
   // "let x = none" is a placeholder for a value assigned later.
   if (T.is(TypeKind::None))
@@ -303,7 +303,7 @@ void SemaImpl::letStmt(ast::LetStmt *L) {
   declareLocal(L->Name, Sym);
 }
 
-void SemaImpl::assignStmt(ast::AssignStmt *A) {
+void SemaImpl::visit(ast::AssignStmt *A) {
   Ty T = expr(A->Value);
   ast::Resolution Res;
   Symbol Sym;
@@ -341,14 +341,14 @@ void SemaImpl::assignStmt(ast::AssignStmt *A) {
   (void)T;
 }
 
-void SemaImpl::ifStmt(ast::IfStmt *I) {
+void SemaImpl::visit(ast::IfStmt *I) {
   expr(I->Cond);
   block(I->Then);
   if (I->HasElse)
     block(I->Else);
 }
 
-void SemaImpl::forStmt(ast::ForStmt *Fo) {
+void SemaImpl::visit(ast::ForStmt *Fo) {
   Ty T = expr(Fo->Iterable);
   if (!T.any() && !T.is(TypeKind::List) && !T.is(TypeKind::Set) &&
       !T.is(TypeKind::Range) && !T.is(TypeKind::String) &&
@@ -378,9 +378,9 @@ void SemaImpl::forStmt(ast::ForStmt *Fo) {
   popBlock();
 }
 
-void SemaImpl::tryStmt(ast::TryStmt *S) { block(cast<ast::TryStmt>(S)->Body); }
+void SemaImpl::visit(ast::TryStmt *S) { block(cast<ast::TryStmt>(S)->Body); }
 
-void SemaImpl::loopJumpStmt(ast::LoopJumpStmt *S) {
+void SemaImpl::visit(ast::LoopJumpStmt *S) {
   if (!F->LoopDepth)
     Diags.error(
         S->Range,
@@ -389,7 +389,7 @@ void SemaImpl::loopJumpStmt(ast::LoopJumpStmt *S) {
             "' outside a loop");
 }
 
-void SemaImpl::fnStmt(ast::FnStmt *Fn) {
+void SemaImpl::visit(ast::FnStmt *Fn) {
   if (atModuleLevel()) {
     Fn->Target = Globals[Fn->Name].Res;
     DefinedSoFar[Fn->Name] = true;
@@ -406,23 +406,23 @@ void SemaImpl::fnStmt(ast::FnStmt *Fn) {
   fnBody(Fn);
 }
 
-void SemaImpl::returnStmt(ast::ReturnStmt *R) {
+void SemaImpl::visit(ast::ReturnStmt *R) {
   if (R->Value)
     expr(R->Value);
   if (!F->InFunction)
     Diags.error(R->Range, "'return' outside a function");
 }
 
-void SemaImpl::removeStmt(ast::RemoveStmt *R) {
+void SemaImpl::visit(ast::RemoveStmt *R) {
   expectSetLike(R->Target, expr(R->Target), "remove");
 }
 
-void SemaImpl::dependStmt(ast::DependStmt *D) {
+void SemaImpl::visit(ast::DependStmt *D) {
   expectSetLike(D->Waiter, expr(D->Waiter), "depend");
   expectSetLike(D->On, expr(D->On), "depend ... on");
 }
 
-void SemaImpl::scheduleStmt(ast::ScheduleStmt *Sc) {
+void SemaImpl::visit(ast::ScheduleStmt *Sc) {
   Ty R = expr(Sc->Resource);
   if (!R.any() && !R.is(TypeKind::Resource))
     Diags.error(Sc->Resource->Range,
@@ -443,18 +443,18 @@ void SemaImpl::scheduleStmt(ast::ScheduleStmt *Sc) {
   }
 }
 
-void SemaImpl::printStmt(ast::PrintStmt *S) {
+void SemaImpl::visit(ast::PrintStmt *S) {
   for (ast::Expr *E : cast<ast::PrintStmt>(S)->Args)
     expr(E);
 }
 
-void SemaImpl::assertStmt(ast::AssertStmt *A) {
+void SemaImpl::visit(ast::AssertStmt *A) {
   expr(A->Cond);
   if (A->Message)
     expr(A->Message);
 }
 
-void SemaImpl::exprStmt(ast::ExprStmt *E) {
+void SemaImpl::visit(ast::ExprStmt *E) {
   expr(E->E);
   if (!llvm::isa<ast::Call>(E->E) && !llvm::isa<ast::Insert>(E->E) &&
       !llvm::isa<ast::Alloc>(E->E))
@@ -463,47 +463,10 @@ void SemaImpl::exprStmt(ast::ExprStmt *E) {
 
 void SemaImpl::stmt(ast::Stmt *S) {
   switch (S->kind()) {
-  case ast::StmtKind::ParamStmt:
-    return paramStmt(cast<ast::ParamStmt>(S));
-  case ast::StmtKind::ImportStmt:
-    return importStmt(cast<ast::ImportStmt>(S));
-  case ast::StmtKind::LetStmt:
-    return letStmt(cast<ast::LetStmt>(S));
-  case ast::StmtKind::AssignStmt:
-    return assignStmt(cast<ast::AssignStmt>(S));
-  case ast::StmtKind::IfStmt:
-    return ifStmt(cast<ast::IfStmt>(S));
-  case ast::StmtKind::ForStmt:
-    return forStmt(cast<ast::ForStmt>(S));
-  case ast::StmtKind::TryStmt:
-    return tryStmt(cast<ast::TryStmt>(S));
-  case ast::StmtKind::BreakStmt:
-  case ast::StmtKind::ContinueStmt:
-    return loopJumpStmt(cast<ast::LoopJumpStmt>(S));
-  case ast::StmtKind::FnStmt:
-    return fnStmt(cast<ast::FnStmt>(S));
-  case ast::StmtKind::ReturnStmt:
-    return returnStmt(cast<ast::ReturnStmt>(S));
-  case ast::StmtKind::ScaleStmt:
-    return scaleStmt(cast<ast::ScaleStmt>(S));
-  case ast::StmtKind::RemoveStmt:
-    return removeStmt(cast<ast::RemoveStmt>(S));
-  case ast::StmtKind::ResizeStmt:
-    return resizeStmt(cast<ast::ResizeStmt>(S));
-  case ast::StmtKind::FreeStmt:
-    return freeStmt(cast<ast::FreeStmt>(S));
-  case ast::StmtKind::OffloadStmt:
-    return offloadStmt(cast<ast::OffloadStmt>(S));
-  case ast::StmtKind::DependStmt:
-    return dependStmt(cast<ast::DependStmt>(S));
-  case ast::StmtKind::ScheduleStmt:
-    return scheduleStmt(cast<ast::ScheduleStmt>(S));
-  case ast::StmtKind::PrintStmt:
-    return printStmt(cast<ast::PrintStmt>(S));
-  case ast::StmtKind::AssertStmt:
-    return assertStmt(cast<ast::AssertStmt>(S));
-  case ast::StmtKind::ExprStmt:
-    return exprStmt(cast<ast::ExprStmt>(S));
+#define DD_STMT(Name)                                                          \
+  case ast::StmtKind::Name:                                                    \
+    return visit(cast<ast::Name>(S));
+#include "syntax/AstNodes.def"
   }
 }
 

@@ -80,31 +80,31 @@ private:
 
   // Statements (Sema.cpp).
   void stmt(ast::Stmt *S);
-  // One per statement kind (stmt dispatches on StmtKind).
-  void paramStmt(ast::ParamStmt *P);
-  void importStmt(ast::ImportStmt *I);
-  void letStmt(ast::LetStmt *L);
-  void assignStmt(ast::AssignStmt *A);
-  void ifStmt(ast::IfStmt *I);
-  void forStmt(ast::ForStmt *Fo);
-  void tryStmt(ast::TryStmt *S);
-  void loopJumpStmt(ast::LoopJumpStmt *S);
-  void fnStmt(ast::FnStmt *Fn);
-  void returnStmt(ast::ReturnStmt *R);
-  void removeStmt(ast::RemoveStmt *R);
-  void dependStmt(ast::DependStmt *D);
-  void scheduleStmt(ast::ScheduleStmt *Sc);
-  void printStmt(ast::PrintStmt *S);
-  void assertStmt(ast::AssertStmt *A);
-  void exprStmt(ast::ExprStmt *E);
+  // One per statement kind: stmt calls the one of its node's class.
+  void visit(ast::ParamStmt *P);
+  void visit(ast::ImportStmt *I);
+  void visit(ast::LetStmt *L);
+  void visit(ast::AssignStmt *A);
+  void visit(ast::IfStmt *I);
+  void visit(ast::ForStmt *Fo);
+  void visit(ast::TryStmt *S);
+  void visit(ast::LoopJumpStmt *S);
+  void visit(ast::FnStmt *Fn);
+  void visit(ast::ReturnStmt *R);
+  void visit(ast::RemoveStmt *R);
+  void visit(ast::DependStmt *D);
+  void visit(ast::ScheduleStmt *Sc);
+  void visit(ast::PrintStmt *S);
+  void visit(ast::AssertStmt *A);
+  void visit(ast::ExprStmt *E);
   void block(ast::Block &B);
   void fnBody(ast::FnStmt *Fn);
-  void scaleStmt(ast::ScaleStmt *S);
+  void visit(ast::ScaleStmt *S);
 
   // Memory statements and alloc (SemaMemory.cpp).
-  void resizeStmt(ast::ResizeStmt *S);
-  void freeStmt(ast::FreeStmt *S);
-  void offloadStmt(ast::OffloadStmt *S);
+  void visit(ast::ResizeStmt *S);
+  void visit(ast::FreeStmt *S);
+  void visit(ast::OffloadStmt *S);
   Ty alloc(ast::Alloc *A);
   /// |, &, + and - on block sets; nullopt when neither side is blocks.
   std::optional<Ty> blockSetOp(ast::Binary *B, Ty L, Ty R);

@@ -97,7 +97,7 @@ void SemaImpl::expectTaskPoint(ast::Expr *E, const char *Clause,
                             ", got " + describe(T));
 }
 
-void SemaImpl::resizeStmt(ast::ResizeStmt *S) {
+void SemaImpl::visit(ast::ResizeStmt *S) {
   expectBlocks(S->Target, expr(S->Target), "resize");
   Ty Amount = expr(S->Amount);
   if (Amount.any() || Amount.is(TypeKind::Function))
@@ -125,7 +125,7 @@ void SemaImpl::resizeStmt(ast::ResizeStmt *S) {
                                           : "the factor cannot be negative");
 }
 
-void SemaImpl::freeStmt(ast::FreeStmt *S) {
+void SemaImpl::visit(ast::FreeStmt *S) {
   expectBlocks(S->Target, expr(S->Target), "free");
   if (!S->At)
     Diags.error(S->Range, "free needs 'after TASK' (freed when the task "
@@ -136,7 +136,7 @@ void SemaImpl::freeStmt(ast::FreeStmt *S) {
     expectTaskPoint(S->Until, "until");
 }
 
-void SemaImpl::offloadStmt(ast::OffloadStmt *S) {
+void SemaImpl::visit(ast::OffloadStmt *S) {
   expectBlocks(S->Target, expr(S->Target), "offload");
   if (!S->After)
     Diags.error(S->Range, "offload needs 'after TASK' (the copy to the host "

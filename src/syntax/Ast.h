@@ -366,6 +366,11 @@ struct LoopJumpStmt : Stmt {
   }
 };
 
+/// The node class of each loop-jump kind, so that a pass can name each
+/// statement kind's class after the kind (AstNodes.def).
+using BreakStmt = LoopJumpStmt;
+using ContinueStmt = LoopJumpStmt;
+
 /// try { ... }: the body's changes to the graph, the memory blocks and the
 /// schedules are undone when it ends, however it is left.
 struct TryStmt : Stmt {
