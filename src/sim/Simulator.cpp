@@ -78,9 +78,10 @@ private:
   // for one that is not ready yet. Without it, each rank's channel could
   // pick its own collective among the ready ones and hold it while the
   // others hold theirs.
-  std::vector<bool> Committed;             ///< per collective
-  std::vector<std::deque<TaskId>> Commits; ///< per resource, in commit order
-  std::vector<uint8_t> Queued;             ///< per task: 1 queued, 2 dispatched
+  /// Per resource, in commit order (empty: no collective on a resource
+  /// that chooses, and no commit order to keep).
+  std::vector<std::deque<TaskId>> Commits;
+  std::vector<uint8_t> Queued; ///< per task: 1 queued, 2 dispatched
   bool isChosenMember(TaskId T) const {
     return !R.CollectiveOf.empty() && R.CollectiveOf[T] != ~0u && !isProgram(T);
   }
@@ -191,7 +192,6 @@ void Engine::arrive(TaskId T, int64_t Time) {
 }
 
 void Engine::commit(uint32_t C, int64_t Now) {
-  Committed[C] = true;
   for (TaskId M : G.collectiveMembers(C))
     if (R.CollectiveOf[M] == C && !isProgram(M) && Queued[M] != 2) {
       Commits[G.Res[M]].push_back(M);
@@ -235,7 +235,9 @@ void Engine::dispatch(graph::ResourceId Res, int64_t Now) {
     return;
   Waiting W = Q.top();
   Q.pop();
-  if (!Committed.empty() && isChosenMember(W.Task)) {
+  // A member here is of a collective not committed yet: a committed one's
+  // members wait in Commits until they run.
+  if (!Commits.empty() && isChosenMember(W.Task)) {
     uint32_t C = R.CollectiveOf[W.Task];
     Queued[W.Task] = 2; // not committed again on its own resource
     commit(C, Now);
@@ -299,7 +301,6 @@ llvm::Expected<SimResult> Engine::run() {
   if (Until < MaxTime)
     Limit = Until - Negative;
   if (G.numCollectives() && Dynamic) {
-    Committed.assign(G.numCollectives(), false);
     Commits.resize(G.Resources.size());
     Queued.assign(N, 0);
   }
