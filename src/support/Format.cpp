@@ -7,6 +7,8 @@
 
 #include "support/Format.h"
 
+#include "llvm/Support/ConvertUTF.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -54,20 +56,12 @@ std::string dd::formatPercent(double F, bool Signed) {
 
 namespace {
 
-/// Length of the valid UTF-8 sequence at \p P (\p Left bytes remain), or 0.
+/// Length of the valid UTF-8 sequence at \p P (\p Left bytes remain), or 0:
+/// LLVM's check, which refuses overlong and surrogate forms and code points
+/// beyond U+10FFFF, as the .dd reader's does.
 size_t utf8Length(const unsigned char *P, size_t Left) {
-  unsigned char C = P[0];
-  size_t N = C >= 0xf0 && C <= 0xf4 ? 4 : C >= 0xe0 ? 3 : C >= 0xc2 ? 2 : 0;
-  if (C >= 0xf5 || N == 0 || N > Left)
-    return 0;
-  for (size_t I = 1; I < N; ++I)
-    if ((P[I] & 0xc0) != 0x80)
-      return 0;
-  // Overlong and surrogate forms, and code points beyond U+10FFFF.
-  if ((C == 0xe0 && P[1] < 0xa0) || (C == 0xed && P[1] >= 0xa0) ||
-      (C == 0xf0 && P[1] < 0x90) || (C == 0xf4 && P[1] >= 0x90))
-    return 0;
-  return N;
+  return llvm::isLegalUTF8Sequence(P, P + Left) ? llvm::getNumBytesForUTF8(*P)
+                                                : 0;
 }
 
 /// Bytes copied through as they are.
