@@ -75,14 +75,6 @@ const MemberInfo &bc::memberInfo(MemberId M) {
   return MemberTable[static_cast<unsigned>(M)];
 }
 
-std::optional<MemberId> bc::lookupMember(TypeKind Owner,
-                                         std::string_view Name) {
-  for (unsigned I = 0; I < static_cast<unsigned>(MemberId::NumMembers); ++I)
-    if (MemberTable[I].Owner == Owner && Name == MemberTable[I].Name)
-      return static_cast<MemberId>(I);
-  return std::nullopt;
-}
-
 std::vector<std::string> bc::memberNames(TypeKind Owner) {
   std::vector<std::string> Out;
   for (const MemberInfo &M : MemberTable)
@@ -142,6 +134,12 @@ std::optional<MemberId> bc::memberOf(TypeKind Owner, uint16_t NameId) {
   if (Id < 0)
     return std::nullopt;
   return static_cast<MemberId>(Id);
+}
+
+std::optional<MemberId> bc::lookupMember(TypeKind Owner,
+                                         std::string_view Name) {
+  auto Id = memberNameId(Name);
+  return Id ? memberOf(Owner, *Id) : std::nullopt;
 }
 
 std::vector<std::string> bc::allMemberNames() {

@@ -715,8 +715,7 @@ void Interpreter::opAssert(const Cursor &C) {
                        : std::string()));
 }
 
-// --- Running a program
-// --------------------------------------------------------
+// --- Running a program -------------------------------------------------------
 
 Diagnostic Interpreter::errorAt(const std::string &Msg) {
   Diagnostic D;
