@@ -21,7 +21,7 @@ import statistics
 import sys
 
 # Each variant against the configuration it changes one thing of.
-PAIRS = {"amp": "baseline", "amp_fp16": "baseline",
+PAIRS = {"amp": "baseline", "amp_fp16": "baseline", "amp_fp8": "baseline",
          "fused_adam": "baseline", "batch2x": "baseline",
          "compile": "baseline", "cudagraph": "baseline",
          "checkpoint": "baseline", "offload": "baseline",

@@ -25,6 +25,14 @@ Variants (each changes one thing against ``baseline``):
   needs no gradient scaler);
 - ``amp_fp16``: autocast to fp16 with a ``torch.amp.GradScaler`` (scaled
   loss, unscale and inf check before the step, scale update after);
+- ``amp_fp8``: ``amp`` with the GEMMs of the ``nn.Linear`` (and transformers'
+  ``Conv1D``) layers whose dimensions are multiples of 16 in fp8, as
+  Transformer Engine and torchao's float8 training run them: activations
+  and weights cast to e4m3, gradients to e5m2, one scale per tensor from its
+  current absolute maximum, ``torch._scaled_mm`` for the forward and both
+  backward GEMMs, the casts compiled by ``torch.compile`` (``--fp8-casts
+  eager`` leaves them unfused); other layers stay in bf16 (transformers
+  only: ResNet-50's convolutions have no fp8 path in PyTorch);
 - ``fused_adam``: ``Adam(fused=True)``;
 - ``batch2x``: twice the batch;
 - ``compile``: the model through ``torch.compile`` (default mode);
@@ -61,7 +69,7 @@ import torch
 
 BATCH = {"resnet50": 64, "bert": 32, "gpt2": 8}
 SEQ = {"bert": 128, "gpt2": 512}
-VARIANTS = ["baseline", "amp", "amp_fp16", "fused_adam", "batch2x", "compile",
+VARIANTS = ["baseline", "amp", "amp_fp16", "amp_fp8", "fused_adam", "batch2x", "compile",
             "cudagraph", "checkpoint", "offload", "workers0", "workers4"]
 CHECKPOINT_SEGMENTS = 4  # ResNet-50's checkpoint_sequential
 
@@ -118,6 +126,100 @@ def checkpointed(name, model):
             return checkpoint_sequential(self.seq, CHECKPOINT_SEGMENTS, x,
                                          use_reentrant=False)
     return Checkpointed()
+
+
+# --- fp8 GEMMs with tensorwise scales ---------------------------------------
+
+FP8_FWD = torch.float8_e4m3fn  # activations and weights
+FP8_BWD = torch.float8_e5m2    # gradients
+
+
+def _fp8_cast(t, dtype):
+    """t scaled into dtype's range by its current absolute maximum, and the
+    factor that undoes the scale (what _scaled_mm multiplies back)."""
+    fmax = torch.finfo(dtype).max
+    amax = t.abs().amax().float().clamp(min=1e-12)
+    scale = fmax / amax
+    q = (t.float() * scale).clamp(-fmax, fmax).to(dtype)
+    return q, scale.reciprocal()
+
+
+FP8_CAST = {"fn": _fp8_cast}
+FP8_WGRAD_DTYPE = {"dtype": torch.float32}
+
+
+def fp8_cast(t, dtype):
+    q, inv = FP8_CAST["fn"](t.detach(), dtype)
+    return q.contiguous(), inv
+
+
+def _scaled_mm(a, b, sa, sb, dtype):
+    return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=dtype)
+
+
+class Fp8Matmul(torch.autograd.Function):
+    """y = x w^T (x: M x K, w: N x K) with both operands in e4m3 and the
+    gradient in e5m2; the three GEMMs on fp8 tensor cores."""
+
+    @staticmethod
+    def forward(ctx, x, w):
+        xq, xs = fp8_cast(x, FP8_FWD)
+        wq, ws = fp8_cast(w, FP8_FWD)
+        ctx.save_for_backward(xq, xs, wq, ws)
+        ctx.dtypes = (x.dtype, w.dtype)
+        # _scaled_mm takes A row-major and B column-major.
+        return _scaled_mm(xq, wq.t(), xs, ws, torch.bfloat16)
+
+    @staticmethod
+    def backward(ctx, gy):
+        xq, xs, wq, ws = ctx.saved_tensors
+        gq, gs = fp8_cast(gy, FP8_BWD)
+        gx = _scaled_mm(gq, wq.t().contiguous().t(), gs, ws, torch.bfloat16)
+        gt = gq.t().contiguous()
+        xcol = xq.t().contiguous().t()
+        try:
+            gw = _scaled_mm(gt, xcol, gs, xs, FP8_WGRAD_DTYPE["dtype"])
+        except RuntimeError:  # an fp32 result not offered: bf16, then widen
+            FP8_WGRAD_DTYPE["dtype"] = torch.bfloat16
+            gw = _scaled_mm(gt, xcol, gs, xs, torch.bfloat16)
+        return gx.to(ctx.dtypes[0]), gw.to(ctx.dtypes[1])
+
+
+def fp8_layers(model, casts):
+    """Route the eligible linear layers' GEMMs through Fp8Matmul; returns
+    how many layers run in fp8 and how many stay in bf16."""
+    if casts == "compiled":
+        cfg = torch._dynamo.config
+        for knob in ("cache_size_limit", "recompile_limit"):
+            if hasattr(cfg, knob):
+                setattr(cfg, knob, 256)
+        FP8_CAST["fn"] = torch.compile(_fp8_cast, dynamic=False)
+    else:
+        FP8_CAST["fn"] = _fp8_cast
+    fp8, kept = 0, 0
+    for mod in model.modules():
+        if isinstance(mod, torch.nn.Linear):
+            transposed = False  # weight: out x in
+        elif type(mod).__name__ == "Conv1D":
+            transposed = True   # transformers' Conv1D weight: in x out
+        else:
+            continue
+        n_in, n_out = mod.weight.shape[::-1] if not transposed \
+            else mod.weight.shape
+        if n_in % 16 or n_out % 16:
+            kept += 1
+            continue
+        fp8 += 1
+
+        def forward(x, mod=mod, transposed=transposed):
+            lead = x.shape[:-1]
+            w = mod.weight.t() if transposed else mod.weight
+            y = Fp8Matmul.apply(x.reshape(-1, x.shape[-1]), w)
+            if mod.bias is not None:
+                y = y + mod.bias.to(y.dtype)
+            return y.reshape(*lead, y.shape[-1])
+        mod.forward = forward
+    return fp8, kept
 
 
 # --- a DataLoader with a real decode and augment pipeline -------------------
@@ -196,6 +298,11 @@ def run_one(name, variant, args):
     batch = BATCH[name] * (2 if variant == "batch2x" else 1)
     model = build_model(name).to(dev).train()
     params = list(model.parameters())
+    fp8 = None
+    if variant == "amp_fp8":
+        if name == "resnet50":
+            raise RuntimeError("amp_fp8: no fp8 convolutions in PyTorch")
+        fp8 = fp8_layers(model, args.fp8_casts)
     if variant == "fused_adam":
         opt = torch.optim.Adam(params, lr=1e-4, fused=True)
     elif variant == "cudagraph":
@@ -209,8 +316,8 @@ def run_one(name, variant, args):
     if variant == "offload":
         autocast = lambda: torch.autograd.graph.save_on_cpu(  # noqa: E731
             pin_memory=True)
-    elif variant in ("amp", "amp_fp16"):
-        dtype = torch.bfloat16 if variant == "amp" else torch.float16
+    elif variant in ("amp", "amp_fp16", "amp_fp8"):
+        dtype = torch.float16 if variant == "amp_fp16" else torch.bfloat16
         autocast = lambda: torch.autocast("cuda", dtype=dtype)  # noqa: E731
     else:
         autocast = contextlib.nullcontext
@@ -294,6 +401,10 @@ def run_one(name, variant, args):
         "timed_iterations": len(times), "warmup_iterations": warmup,
         "warmup_s": round(warm_s, 2), "peak_allocated_bytes": peak,
     }
+    if fp8 is not None:
+        timing.update(fp8_layers=fp8[0], bf16_layers=fp8[1],
+                      fp8_casts=args.fp8_casts,
+                      fp8_wgrad=str(FP8_WGRAD_DTYPE["dtype"]))
     if args.profiled == 0:
         return timing
     raw = os.path.join(args.out, stem + ".pt.trace.json")
@@ -330,6 +441,9 @@ def main():
     p.add_argument("--profiled", type=int, default=6,
                    help="profiler steps: 1 waits, 2 warm up, the rest kept; "
                    "0: timings only, no trace")
+    p.add_argument("--fp8-casts", choices=["compiled", "eager"],
+                   default="compiled",
+                   help="amp_fp8: fuse the casts with torch.compile, or not")
     args = p.parse_args()
     if not torch.cuda.is_available():
         sys.exit("train.py: no CUDA device")
@@ -356,7 +470,7 @@ def main():
                 f.write(json.dumps(rec) + "\n")
             gc.collect()
             torch.cuda.empty_cache()
-            if variant == "compile":
+            if variant in ("compile", "amp_fp8"):
                 torch._dynamo.reset()
 
 
