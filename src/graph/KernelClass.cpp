@@ -384,7 +384,50 @@ std::vector<double> graph::taskMovedBytes(const Graph &G) {
   });
 }
 
+/// cuBLASLt's nvjet kernels name their types in the token after
+/// `nvjet_` (and an `smNN_` target), in BLAS's letters (s fp32, h fp16, t bf16)
+/// and q, r for fp8's e4m3 and e5m2: `nvjet_sm90_tst_...` is bf16,
+/// `nvjet_sm90_qrtst_...` fp8 (e4m3 by e5m2), `nvjet_hsh_...` fp16. An fp32
+/// pair says nothing of TF32, so it gives none. Letters read from traces of the
+/// three precisions on an H100.
+static std::string_view nvjetPrecision(std::string_view Kernel) {
+  size_t At = Kernel.find("nvjet_");
+  if (At == std::string_view::npos)
+    return "";
+  std::string_view Rest = Kernel.substr(At + 6);
+  if (Rest.size() > 2 && Rest.substr(0, 2) == "sm" &&
+      std::isdigit(static_cast<unsigned char>(Rest[2]))) {
+    size_t Under = Rest.find('_');
+    if (Under == std::string_view::npos)
+      return "";
+    Rest = Rest.substr(Under + 1);
+  }
+  std::string_view Types = Rest.substr(0, Rest.find('_'));
+  if (Types.size() < 3 ||
+      Types.find_first_not_of("sdhtqrbi") != std::string_view::npos)
+    return "";
+  auto Operand = [](char C) -> std::string_view {
+    switch (C) {
+    case 'q':
+    case 'r':
+      return "fp8";
+    case 'h':
+    case 't':
+      return "half";
+    default:
+      return "";
+    }
+  };
+  // Three letters: the inputs' type, the compute type, the output's
+  // (`tst`); five: A, B, C, compute, D (`qrsss`).
+  std::string_view A = Operand(Types[0]);
+  std::string_view B = Types.size() >= 5 ? Operand(Types[1]) : A;
+  return A == B ? A : (A == "fp8" || B == "fp8" ? "fp8" : "");
+}
+
 std::string_view graph::kernelPrecision(std::string_view Kernel) {
+  if (std::string_view P = nvjetPrecision(Kernel); !P.empty())
+    return P;
   auto Has = [&](std::initializer_list<std::string_view> Parts) {
     for (std::string_view P : Parts)
       if (Kernel.find(P) != std::string_view::npos)

@@ -40,8 +40,10 @@ KernelClass kernelClassOf(const Graph &G, TaskId T);
 
 /// The arithmetic precision a GEMM-class kernel's name shows: "fp8",
 /// "tf32", "half" (bf16 or fp16), "fp32", or "" when it shows none
-/// (cuBLASLt's nvjet kernels, Triton's). Read from the whole name,
-/// template arguments included: that is where CUTLASS puts the types.
+/// (Triton's kernels; cuBLASLt's nvjet kernels with fp32 operands, which
+/// may run as TF32). Read from the whole name, template arguments
+/// included: that is where CUTLASS puts the types; nvjet kernels from the
+/// operand letters after `nvjet_`.
 std::string_view kernelPrecision(std::string_view Kernel);
 
 /// Whether kernels of class \p C carry the FLOPs of the operator that

@@ -125,3 +125,29 @@ TEST_CASE("kernel classes: the operator decides where the name does not") {
   CHECK(kernel("volta_sgemm_128x64_nn", "aten::mm", true) == KernelClass::gemm);
   CHECK(kernelClassName(KernelClass::attention) == "attention");
 }
+
+TEST_CASE("kernel precision: from the types a kernel's name shows") {
+  // cuBLASLt's nvjet kernels, as an H100 ran one BERT step in bf16, fp16
+  // and fp8 (tests/data/groundtruth/h100): the operand letters decide.
+  CHECK(kernelPrecision("nvjet_sm90_tst_128x256_64x4_2x1_v_bz_coopA_TNT") ==
+        "half");
+  CHECK(kernelPrecision("nvjet_sm90_hsh_128x256_64x4_2x1_v_bz_coopA_NNN") ==
+        "half");
+  CHECK(kernelPrecision("nvjet_sm90_qqtst_96x128_128x7_2x1_v_bz_coopA_algo2_"
+                        "TNN") == "fp8");
+  CHECK(kernelPrecision("nvjet_sm90_qrsss_72x64_128x12_1x2_h_bz_algo2_TNN") ==
+        "fp8");
+  CHECK(kernelPrecision("nvjet_tst_64x64_64x16_2x1_2cta_v_bz_bias_TNT") ==
+        "half");
+  // fp32 operands could run as TF32: the name does not say.
+  CHECK(kernelPrecision("nvjet_sm90_sss_128x128_64x4_2x1_v_bz_NNN") == "");
+  CHECK(kernelPrecision("nvjet_sm90") == "");
+  CHECK(kernelPrecision("nvjet_") == "");
+  CHECK(kernelPrecision("triton_tem_fused_mm_0") == "");
+  // Other vendors' names, as before.
+  CHECK(kernelPrecision("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_"
+                        "stage3_warpsize1x4x1_ffma_aligna4") == "fp32");
+  CHECK(kernelPrecision("void cutlass::Kernel2<cutlass_80_tensorop_bf16_"
+                        "s16816gemm_bf16_64x64_64x4_tn_align8>") == "half");
+  CHECK(kernelPrecision("sm90_xmma_gemm_e4m3e4m3_bf16f32_f32_tn_n") == "fp8");
+}
