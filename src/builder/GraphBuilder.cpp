@@ -3,6 +3,7 @@
 #include "builder/BuilderImpl.h"
 
 #include "support/Error.h"
+#include "trace/Saved.h"
 #include "trace/Sizes.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -258,7 +259,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
   // lists are recorded), and any operator's bytes moved; each distinct (name,
   // "Input Dims", "Concrete Inputs", "Input type") read once.
   struct Work {
-    int64_t Flops = -1, Moved = -1;
+    int64_t Flops = -1, Moved = -1, Saved = -1;
+    int32_t SavedCount = 0;
   };
   llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work> WorkOf;
   auto OpWork = [&](EventId E) -> Work {
@@ -293,6 +295,12 @@ llvm::Error detail::createTasks(BuildContext &C) {
       It->second.Moved = trace::movedBytes(T.name(E), *Shapes, W, *In,
                                            trace::elementSize(TypesJson))
                              .value_or(-1);
+    if (auto S = trace::savedTensors(
+            T.name(E), DimsJson, TypesJson,
+            ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "")) {
+      It->second.Saved = S->Bytes;
+      It->second.SavedCount = S->Count;
+    }
     return It->second;
   };
   for (trace::TrackId Track = 0; Track < HostByTrack.size(); ++Track) {
@@ -336,6 +344,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
         Work W = OpWork(E);
         G.Flops[X] = W.Flops;
         G.Moved[X] = W.Moved;
+        G.Saved[X] = W.Saved;
+        G.SavedCount[X] = W.SavedCount;
       }
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();

@@ -117,6 +117,10 @@ void Graph::reserveTasks(size_t N) {
   prefaultCapacity(Flops);
   Moved.reserve(N);
   prefaultCapacity(Moved);
+  Saved.reserve(N);
+  prefaultCapacity(Saved);
+  SavedCount.reserve(N);
+  prefaultCapacity(SavedCount);
   Correlation.reserve(N);
   prefaultCapacity(Correlation);
   Event.reserve(N);
@@ -156,6 +160,8 @@ TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
   Bytes.push_back(-1);
   Flops.push_back(-1);
   Moved.push_back(-1);
+  Saved.push_back(-1);
+  SavedCount.push_back(0);
   Correlation.push_back(-1);
   Event.push_back(~0u);
   FirstLeaf.push_back(NoTask);

@@ -192,6 +192,10 @@ public:
   /// An operator's bytes moved at least (inputs read, outputs written) as
   /// its recorded shapes give them (trace::movedBytes), or -1.
   std::vector<int64_t> Moved;
+  /// A forward operator's tensors saved for backward (trace::savedTensors):
+  /// their bytes, or -1, and how many.
+  std::vector<int64_t> Saved;
+  std::vector<int32_t> SavedCount;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u
   /// Containers: the first and last leaf (in resource order) they enclose,

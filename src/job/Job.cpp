@@ -137,6 +137,8 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
     To.Bytes[X] = From.Bytes[T];
     To.Flops[X] = From.Flops[T];
     To.Moved[X] = From.Moved[T];
+    To.Saved[X] = From.Saved[T];
+    To.SavedCount[X] = From.SavedCount[T];
     To.Correlation[X] = From.Correlation[T];
     // Event ids index the rank's own trace, which the job does not keep.
     To.Event[X] = ~0u;

@@ -179,7 +179,9 @@ std::optional<std::vector<InputShape>> readDims(std::string_view Json) {
   return Out;
 }
 
-std::vector<std::string> readTypes(std::string_view Json) {
+} // namespace
+
+std::vector<std::string> jsonStrings(std::string_view Json) {
   std::vector<std::string> Out;
   ListReader R(Json);
   if (!R.eat('[') || R.eat(']'))
@@ -192,8 +194,6 @@ std::vector<std::string> readTypes(std::string_view Json) {
   } while (R.eat(','));
   return Out;
 }
-
-} // namespace
 
 std::optional<std::vector<std::vector<int64_t>>>
 inputShapes(std::string_view DimsJson) {
@@ -347,10 +347,6 @@ matmulFlops(std::string_view Op,
   return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
 }
 
-namespace {
-
-/// The integers of a concrete argument: "[2, 2]", "3", "[0]"; "True" and
-/// "False" as 1 and 0. None for anything else ("" for a tensor).
 std::optional<std::vector<int64_t>> concreteInts(std::string_view S) {
   if (S == "True" || S == "False")
     return std::vector<int64_t>{S == "True" ? 1 : 0};
@@ -386,6 +382,8 @@ std::optional<std::vector<int64_t>> concreteInts(std::string_view S) {
   return Out;
 }
 
+namespace {
+
 /// A per-dimension argument (stride, padding, dilation) for \p Dims spatial
 /// dimensions: one value for all, or one each.
 std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
@@ -405,7 +403,7 @@ std::optional<OpWork> convWork(std::string_view Op,
   bool Backward = Op == "aten::convolution_backward";
   if (!Backward && Op != "aten::convolution")
     return std::nullopt;
-  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  std::vector<std::string> Concrete = jsonStrings(ConcreteJson);
   auto Ints = [&](size_t I) -> std::optional<std::vector<int64_t>> {
     if (I >= Concrete.size())
       return std::nullopt;
@@ -612,7 +610,7 @@ attentionWork(std::string_view Op,
   double B = double(Q[0]), H = double(Q[Heads]), Lq = double(Q[Seq]),
          Lk = double(K[Seq]), D = double(Q[3]), Dv = double(V[3]);
   double Flops = 2.0 * B * H * Lq * Lk * (D + Dv);
-  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  std::vector<std::string> Concrete = jsonStrings(ConcreteJson);
   if (A->Causal < Concrete.size())
     if (auto C = concreteInts(Concrete[A->Causal]);
         C && C->size() == 1 && (*C)[0] != 0)
@@ -702,7 +700,7 @@ embeddingWork(std::string_view Op,
     // grad_output [..., D], one row per index.
     const std::vector<int64_t> &Grad = Shapes[0];
     double D = double(Grad.back());
-    std::vector<std::string> Concrete = readTypes(ConcreteJson);
+    std::vector<std::string> Concrete = jsonStrings(ConcreteJson);
     std::optional<std::vector<int64_t>> Weights =
         E->NumWeights < Concrete.size() ? concreteInts(Concrete[E->NumWeights])
                                         : std::nullopt;
@@ -779,7 +777,7 @@ reductionWork(std::string_view Op,
     return std::nullopt;
   // The dimensions kept; none where all are reduced.
   std::vector<bool> Reduced(In.size(), true);
-  std::vector<std::string> Concrete = readTypes(ConcreteJson);
+  std::vector<std::string> Concrete = jsonStrings(ConcreteJson);
   if (Shapes.size() > R->Dim + 1 && R->Dim < Concrete.size() &&
       !Concrete[R->Dim].empty() && Concrete[R->Dim] != "[]") {
     // "[-1, -2]", "[0]" or "1": counted from the end where negative.
@@ -852,7 +850,7 @@ std::optional<OpWork> opWork(std::string_view Op,
 }
 
 int64_t elementSize(std::string_view TypesJson) {
-  for (const std::string &T : readTypes(TypesJson))
+  for (const std::string &T : jsonStrings(TypesJson))
     if (auto Size = cppTypeSize(T))
       return *Size;
   return 4;
@@ -903,7 +901,7 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
   auto Dims = readDims(DimsJson);
   if (!Dims)
     return std::nullopt;
-  std::vector<std::string> Types = readTypes(TypesJson);
+  std::vector<std::string> Types = jsonStrings(TypesJson);
   bool Typed = !Types.empty();
   int64_t Total = 0;
   bool Any = false;

@@ -144,6 +144,14 @@ std::optional<OpWork> opWork(std::string_view Op,
                              std::string_view ConcreteJson,
                              const std::vector<double> &Lists = {});
 
+/// The strings of a JSON list of strings ("Input type", "Concrete Inputs":
+/// '["float", "", "[2, 2]"]'); empty when it is not one.
+std::vector<std::string> jsonStrings(std::string_view Json);
+
+/// The integers of one "Concrete Inputs" entry: "[2, 2]", "3", "[0]";
+/// "True" and "False" as 1 and 0. None for anything else ("" for a tensor).
+std::optional<std::vector<int64_t>> concreteInts(std::string_view S);
+
 /// The element size of an operator's first typed input ("Input type",
 /// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
 int64_t elementSize(std::string_view TypesJson);

@@ -3,6 +3,7 @@
 #include "graph/Edit.h"
 #include "graph/KernelClass.h"
 #include "support/Gpus.h"
+#include "trace/Saved.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -250,6 +251,24 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Task_bytes_moved: {
     double B = movedColumn()[Obj.asId()];
     return std::isnan(B) ? Value::none() : Value::number(B, Dim::bytes());
+  }
+  case MemberId::Task_saved_bytes: {
+    int64_t B = G.Saved[Obj.asId()];
+    return B < 0 ? Value::none()
+                 : Value::number(static_cast<double>(B), Dim::bytes());
+  }
+  case MemberId::Task_saved_tensors: {
+    TaskId T = Obj.asId();
+    return G.Saved[T] < 0 ? Value::none() : Plain(G.SavedCount[T]);
+  }
+  case MemberId::Task_grad_fn: {
+    // The autograd node of a forward operator the saved-tensor table
+    // knows; none for other tasks.
+    TaskId T = Obj.asId();
+    std::string_view F = G.Kind[T] == graph::TaskKind::CpuOp
+                             ? trace::savedGradFn(G.name(T))
+                             : std::string_view();
+    return F.empty() ? Value::none() : Value::string(std::string(F));
   }
   case MemberId::Task_intensity: {
     // FLOPs per byte moved: where both are known and bytes are some.

@@ -44,6 +44,9 @@ import sys
 MODELS = {
     "amp": ("amp", ["grad_scaler=false"]),
     "amp_fp16": ("amp", []),
+    # fp8 GEMMs on the linear layers, the rest in bf16 autocast.
+    "amp_fp8": ("amp", ["grad_scaler=false", "physical=true",
+                        "precision=fp8"]),
     "fused_adam": ("fused_adam", []),
     "batch2x": ("batch", ["factor=2"]),
     "workers4": ("dataloader", ["workers=4"]),
@@ -52,8 +55,8 @@ MODELS = {
     # checkpoint_sequential with 4 segments.
     "checkpoint": ("models/checkpointing.dd",
                    {"resnet50": ["segments=4"], "*": ["segments=13"]}),
-    # save_on_cpu offloads every saved tensor, whatever its size.
-    "offload": ("models/vdnn_offload.dd", ["layers=", "min_bytes=0B"]),
+    # save_on_cpu copies every saved tensor to the host and back.
+    "offload": ("models/save_on_cpu.dd", []),
 }
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 

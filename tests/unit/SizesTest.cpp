@@ -1,4 +1,5 @@
 #include "trace/Sizes.h"
+#include "trace/Saved.h"
 #include "trace/TraceReader.h"
 
 #include <doctest/doctest.h>
@@ -732,4 +733,60 @@ TEST_CASE("tensor-list operators: sized where the lists are recorded") {
   auto L = dd::trace::listElements("[[[128, 128], [128]], [4, 5], []]");
   REQUIRE(L.has_value());
   CHECK(*L == std::vector<double>{16512, -1, -1});
+}
+
+TEST_CASE("saved tensors: what autograd keeps, from recorded shapes") {
+
+  // BERT-base's operators as torch 2.11 records them (batch 32, seq 128).
+  auto Addmm = savedTensors("aten::addmm", "[[768], [4096, 768], [768, 768]]",
+                            R"(["float", "float", "float", "Scalar"])", "");
+  REQUIRE(Addmm);
+  CHECK(Addmm->Bytes == (4096 * 768 + 768 * 768) * 4); // mat1, mat2
+  CHECK(Addmm->Count == 2);
+  auto Norm = savedTensors(
+      "aten::native_layer_norm", "[[32, 128, 768], [], [768], [768], []]",
+      R"(["float", "ScalarList", "float", "float", "Scalar"])",
+      R"(["", "[768]", "", "", "1e-12"])");
+  REQUIRE(Norm);
+  // input, weight, bias, and a mean and a reciprocal deviation per row.
+  CHECK(Norm->Bytes == (32 * 128 * 768 + 768 + 768 + 2 * 32 * 128) * 4);
+  CHECK(Norm->Count == 5);
+  auto Drop = savedTensors("aten::native_dropout", "[[32, 128, 768], [], []]",
+                           R"(["float", "Scalar", "Scalar"])", "");
+  REQUIRE(Drop);
+  CHECK(Drop->Bytes == 32 * 128 * 768); // a byte mask
+  auto Sdpa = savedTensors(
+      "aten::_scaled_dot_product_efficient_attention",
+      "[[32, 12, 128, 64], [32, 12, 128, 64], [32, 12, 128, 64], [], [], [], "
+      "[], []]",
+      R"(["float", "float", "float", "", "Scalar", "Scalar", "Scalar", "Scalar"])",
+      "");
+  REQUIRE(Sdpa);
+  // query, key, value, output; log-sum-exp; seed and offset.
+  CHECK(Sdpa->Bytes == 4 * 32 * 12 * 128 * 64 * 4 + 32 * 12 * 128 * 4 + 16);
+  CHECK(Sdpa->Count == 7);
+  // ResNet-50's stem: max pooling keeps its input and an int64 index per
+  // output element (112 -> 56).
+  auto Pool = savedTensors(
+      "aten::max_pool2d_with_indices",
+      "[[64, 64, 112, 112], [], [], [], [], []]",
+      R"(["float", "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar"])",
+      R"(["", "[3, 3]", "[2, 2]", "[1, 1]", "[1, 1]", "False"])");
+  REQUIRE(Pool);
+  CHECK(Pool->Bytes == 64 * 64 * 112 * 112 * 4 + 64 * 64 * 56 * 56 * 8);
+  // A product keeps each operand the other's gradient needs: by a wrapped
+  // number, only the number.
+  auto Both = savedTensors("aten::mul", "[[8, 512, 3072], [8, 512, 3072]]",
+                           R"(["float", "float"])", "");
+  REQUIRE(Both);
+  CHECK(Both->Bytes == 2 * 8 * 512 * 3072 * 4);
+  auto ByNumber = savedTensors("aten::mul", "[[8, 512, 3072], []]",
+                               R"(["float", "double"])", "");
+  REQUIRE(ByNumber);
+  CHECK(ByNumber->Bytes == 8);
+  // Outside the table, or unrecorded: none.
+  CHECK(!savedTensors("aten::add", "[[4], [4]]", R"(["float", "float"])", ""));
+  CHECK(!savedTensors("aten::addmm", "", "", ""));
+  CHECK(savedGradFn("aten::addmm") == "AddmmBackward0");
+  CHECK(savedGradFn("aten::add").empty());
 }
