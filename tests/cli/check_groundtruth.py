@@ -227,8 +227,8 @@ def main(argv):
         # `compare`, against the variant's trace where it is kept (the
         # repository keeps some variants' timings only: tests/data/groundtruth/
         # README.md).
-        var_trace = os.path.join(gt, var["trace"])
-        if os.path.exists(var_trace):
+        var_trace = os.path.join(gt, var["trace"] or "")
+        if var["trace"] and os.path.exists(var_trace):
             cmp_cmd = [ddscript, "compare", trace, var_trace, "--model",
                        model, "--format", "json"]
             for s in settings:

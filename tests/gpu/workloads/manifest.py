@@ -6,7 +6,12 @@ object per line, with the pass it came from:
 - ``traced``: the run that also wrote the configuration's trace (timed
   before the profiler started, in the same process);
 - ``repeat``: a later run in a process that ran other configurations;
-- ``fresh1``, ``fresh2``: each configuration alone in a fresh process.
+- ``fresh1``, ``fresh2``: each configuration alone in a fresh process;
+- ``repeat2``, ``repeat3``: later runs like ``repeat``, in later sessions
+  (on other hosts with the same GPU).
+
+A configuration timed but not traced (``offload``: its traces are large)
+takes its batch, spread and versions from its first pass.
 
 A configuration's measured time is the median of its passes' medians, and
 its spread the lowest and highest of them: CPU-bound configurations (AMP on
@@ -40,16 +45,17 @@ def main():
             continue
         c = configs.setdefault((r["model"], r["variant"]), {"passes": {}})
         c["passes"][r["pass"]] = r["median_ms"]
+        c.setdefault("first", r)
         if r["pass"] == "traced":
             c["traced"] = r
     out = {"about": __doc__.split("\n\n")[0], "configurations": [],
            "pairs": []}
     for (model, variant), c in sorted(configs.items()):
-        t = c["traced"]
+        t = c.get("traced", c["first"])
         meds = list(c["passes"].values())
         out["configurations"].append({
             "model": model, "variant": variant, "batch": t["batch"],
-            "seq": t["seq"], "trace": t["trace"],
+            "seq": t["seq"], "trace": t.get("trace"),
             "measured_ms": round(statistics.median(meds), 3),
             "runs_ms": c["passes"],
             "spread_ms": [min(meds), max(meds)],
