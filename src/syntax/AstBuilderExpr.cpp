@@ -52,9 +52,11 @@ ast::Expr *AstBuilder::buildInsert(P::InsertExprContext *C) {
                        : Word == "before"   ? &I->Before
                                             : nullptr;
     if (!Slot) {
-      Diags.error(WordRange, "unknown insert clause '" + Word +
-                                 "' (clauses: on, duration, bytes, after, "
-                                 "before)");
+      Diags.error(WordRange,
+                  "unknown insert clause '" + Word +
+                      "' (clauses: on, duration, bytes, after, "
+                      "before)" +
+                      newLineHint(Word, Cl->getStart()->getLine(), C));
       continue;
     }
     if (*Slot) {

@@ -68,12 +68,19 @@ private:
   struct MemClause {
     std::string Word;
     SourceRange WordRange;
+    size_t Line = 0; ///< of the clause's word
     bool Prefetch = false;
     SourceRange PrefetchRange;
     ast::Expr *Value = nullptr;
   };
   std::vector<MemClause>
   buildMemClauses(const std::vector<P::MemClauseContext *> &Cs);
+  /// For an unknown clause word on a later line than its statement's
+  /// start: the grammar reads a clause as `WORD expr` across lines, so a
+  /// call such as `f(x)` on the line after a statement with clauses is
+  /// taken for one. Empty otherwise.
+  static std::string newLineHint(const std::string &Word, size_t WordLine,
+                                 antlr4::ParserRuleContext *Stmt);
   ast::Stmt *buildFree(P::FreeStmtContext *C);
   ast::Stmt *buildOffload(P::OffloadStmtContext *C);
   ast::Expr *buildAlloc(P::AllocExprContext *C);

@@ -27,6 +27,7 @@ AstBuilder::buildMemClauses(const std::vector<P::MemClauseContext *> &Cs) {
             Word = T->getSymbol();
     Cl.Word = Word ? Word->getText() : "on";
     Cl.WordRange = Word ? range(Word) : range(C);
+    Cl.Line = Word ? Word->getLine() : C->getStart()->getLine();
     Cl.Prefetch = C->getStart()->getText() == "prefetch";
     if (Cl.Prefetch)
       Cl.PrefetchRange = range(C->getStart());
@@ -34,6 +35,18 @@ AstBuilder::buildMemClauses(const std::vector<P::MemClauseContext *> &Cs) {
     Out.push_back(Cl);
   }
   return Out;
+}
+
+std::string AstBuilder::newLineHint(const std::string &Word, size_t WordLine,
+                                    antlr4::ParserRuleContext *Stmt) {
+  size_t Line = Stmt->getStart()->getLine();
+  if (WordLine <= Line)
+    return "";
+  return "; if line " + std::to_string(WordLine) +
+         " starts a new statement, end the one on line " +
+         std::to_string(Line) +
+         " with ';' (a word and an expression after "
+         "clauses read as one more clause, on any line)";
 }
 
 /// Stores \p E in \p Slot, or reports a clause given twice.
@@ -68,7 +81,8 @@ ast::Stmt *AstBuilder::buildFree(P::FreeStmtContext *C) {
       fill(Diags, F->Until, Cl.Value, Cl.Word, Cl.WordRange);
     } else {
       Diags.error(Cl.WordRange, "unknown free clause '" + Cl.Word +
-                                    "' (clauses: after, before, until)");
+                                    "' (clauses: after, before, until)" +
+                                    newLineHint(Cl.Word, Cl.Line, C));
     }
   }
   return F;
@@ -106,7 +120,8 @@ ast::Stmt *AstBuilder::buildOffload(P::OffloadStmtContext *C) {
       Diags.error(Cl.WordRange,
                   "unknown offload clause '" + Cl.Word +
                       "' (clauses: after, on, bandwidth, then prefetch "
-                      "[after] before [on])");
+                      "[after] before [on])" +
+                      newLineHint(Cl.Word, Cl.Line, C));
     }
   }
   return O;
@@ -141,7 +156,8 @@ ast::Expr *AstBuilder::buildAlloc(P::AllocExprContext *C) {
     } else {
       Diags.error(Cl.WordRange,
                   "unknown alloc clause '" + Cl.Word +
-                      "' (clauses: after, before, until, through, on)");
+                      "' (clauses: after, before, until, through, on)" +
+                      newLineHint(Cl.Word, Cl.Line, C));
     }
   }
   return A;
