@@ -503,8 +503,35 @@ double Graph::timeBound() const {
   return Bound;
 }
 
+const std::vector<int64_t> &Graph::launchKeys(ResourceId S) const {
+  assert(!LookupsStale && "launchKeys needs the order of a finalize");
+  if (LaunchKeyCached.size() != Resources.size()) {
+    LaunchKeyCache.assign(Resources.size(), {});
+    LaunchKeyCached.assign(Resources.size(), 0);
+  }
+  std::vector<int64_t> &Keys = LaunchKeyCache[S];
+  if (LaunchKeyCached[S])
+    return Keys;
+  const std::vector<TaskId> &Seq = ResourceTasks[S];
+  Keys.resize(Seq.size());
+  bool Any = false;
+  int64_t Last = INT64_MIN;
+  for (size_t I = 0; I < Seq.size(); ++I) {
+    TaskId L = Launcher[Seq[I]];
+    // Unlaunched work before any launched work keeps its own key, as a
+    // stream of such work only does.
+    int64_t K = L != NoTask ? OrderKey[L] : Any ? Last : OrderKey[Seq[I]];
+    Any |= L != NoTask;
+    Last = std::max(Last, K);
+    Keys[I] = Last;
+  }
+  LaunchKeyCached[S] = 1;
+  return Keys;
+}
+
 bool Graph::finalize(std::string *Error) {
   size_t N = numTasks();
+  LaunchKeyCached.clear();
   // Resource order over all leaves, removed ones included, so a removed
   // leaf knows the live leaf before it.
   ResourceTasks.assign(Resources.size(), {});

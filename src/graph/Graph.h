@@ -327,6 +327,13 @@ public:
     return {OutEdges.data() + OutBegin[T], OutEdges.data() + OutBegin[T + 1]};
   }
 
+  /// For each task of stream \p S in its order as of the last finalize:
+  /// the order key of the call that launched it, or for GPU work that no
+  /// call launched (a copy a model put after a kernel) the key of the work
+  /// launched before it, never decreasing along the stream (stream order
+  /// is launch order). Computed on first use after a finalize.
+  const std::vector<int64_t> &launchKeys(ResourceId S) const;
+
   /// Leaves enclosed by container \p T (or {T} for a leaf), live only.
   std::vector<TaskId> leavesOf(TaskId T) const;
   /// For a removed leaf, after finalize: the last live leaf before it on
@@ -336,6 +343,9 @@ public:
 private:
   bool Dirty = true;
   bool LookupsStale = true;
+  /// launchKeys' per-stream cache, cleared by finalize.
+  mutable std::vector<std::vector<int64_t>> LaunchKeyCache;
+  mutable std::vector<uint8_t> LaunchKeyCached;
   bool RanksValid = false;
   /// Kahn order of the last acyclicity check: 2*T start, 2*T+1 end.
   std::vector<uint32_t> TopoRank;

@@ -72,16 +72,15 @@ namespace {
 int64_t launchOrderKey(const graph::Graph &G, graph::ResourceId S,
                        int64_t CallKey) {
   const auto &Seq = G.ResourceTasks[S];
-  auto LaunchKey = [&](TaskId T) {
-    TaskId L = G.Launcher[T];
-    return L != NoTask ? G.OrderKey[L] : G.OrderKey[T];
-  };
-  auto It = std::partition_point(Seq.begin(), Seq.end(), [&](TaskId T) {
-    return LaunchKey(T) <= CallKey;
-  });
-  if (It == Seq.begin())
+  // Launch keys never decrease along the stream: GPU work a model put
+  // after a kernel (no call launched it) goes with the work before it, not
+  // at its own key (a GPU time, which lags its launch), which would send
+  // the search into the past.
+  const std::vector<int64_t> &Keys = G.launchKeys(S);
+  size_t N = std::upper_bound(Keys.begin(), Keys.end(), CallKey) - Keys.begin();
+  if (N == 0)
     return Seq.empty() ? CallKey : G.OrderKey[Seq.front()] - 1;
-  return G.OrderKey[*(It - 1)];
+  return G.OrderKey[Seq[N - 1]];
 }
 
 TaskId endLeaf(const graph::Graph &G, TaskId T, bool End) {
