@@ -261,6 +261,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
   struct Work {
     int64_t Flops = -1, Moved = -1, Saved = -1;
     int32_t SavedCount = 0;
+    uint8_t Align = 0;
   };
   llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work> WorkOf;
   auto OpWork = [&](EventId E) -> Work {
@@ -289,8 +290,10 @@ llvm::Error detail::createTasks(BuildContext &C) {
     std::string_view TypesJson =
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "";
     auto In = trace::tensorInputBytes(DimsJson, TypesJson, W ? W->Unread : 0);
-    if (W)
+    if (W) {
       It->second.Flops = W->Flops;
+      It->second.Align = static_cast<uint8_t>(W->Align);
+    }
     if (In)
       It->second.Moved = trace::movedBytes(T.name(E), *Shapes, W, *In,
                                            trace::elementSize(TypesJson))
@@ -346,6 +349,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
         G.Moved[X] = W.Moved;
         G.Saved[X] = W.Saved;
         G.SavedCount[X] = W.SavedCount;
+        G.Align[X] = W.Align;
       }
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();

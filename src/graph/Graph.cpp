@@ -121,6 +121,8 @@ void Graph::reserveTasks(size_t N) {
   prefaultCapacity(Saved);
   SavedCount.reserve(N);
   prefaultCapacity(SavedCount);
+  Align.reserve(N);
+  prefaultCapacity(Align);
   Correlation.reserve(N);
   prefaultCapacity(Correlation);
   Event.reserve(N);
@@ -162,6 +164,7 @@ TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
   Moved.push_back(-1);
   Saved.push_back(-1);
   SavedCount.push_back(0);
+  Align.push_back(0);
   Correlation.push_back(-1);
   Event.push_back(~0u);
   FirstLeaf.push_back(NoTask);

@@ -196,6 +196,8 @@ public:
   /// their bytes, or -1, and how many.
   std::vector<int64_t> Saved;
   std::vector<int32_t> SavedCount;
+  /// A matrix multiply's alignment (trace::OpWork::Align), or 0.
+  std::vector<uint8_t> Align;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u
   /// Containers: the first and last leaf (in resource order) they enclose,

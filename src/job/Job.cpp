@@ -139,6 +139,7 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
     To.Moved[X] = From.Moved[T];
     To.Saved[X] = From.Saved[T];
     To.SavedCount[X] = From.SavedCount[T];
+    To.Align[X] = From.Align[T];
     To.Correlation[X] = From.Correlation[T];
     // Event ids index the rank's own trace, which the job does not keep.
     To.Event[X] = ~0u;

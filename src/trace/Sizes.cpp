@@ -280,7 +280,12 @@ std::optional<OpWork> work(double Batch, double M, double K, double N) {
   auto F = mulAdds(Batch, M, K, N);
   if (!F)
     return std::nullopt;
-  return OpWork{*F, Batch * M * N};
+  OpWork W{*F, Batch * M * N};
+  W.Align = 16;
+  for (double D : {M, K, N})
+    while (W.Align > 1 && std::fmod(D, W.Align) != 0)
+      W.Align /= 2;
+  return W;
 }
 
 } // namespace

@@ -64,6 +64,10 @@ struct OpWork {
   /// The inputs it writes without reading them (bit I: input I; copy_'s
   /// and fill_'s destination), left out of the bytes it reads.
   uint64_t Unread = 0;
+  /// A matrix multiply's alignment: the largest power of two, up to 16,
+  /// that divides its M, N and K (the elements a vector load of its
+  /// operands can take); 0 for other operators.
+  int32_t Align = 0;
 };
 /// matmulFlops's and convFlops's work, with the elements written: a
 /// product's Batch x M x N, a convolution's output, a convolution

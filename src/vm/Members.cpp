@@ -270,6 +270,10 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
                              : std::string_view();
     return F.empty() ? Value::none() : Value::string(std::string(F));
   }
+  case MemberId::Task_alignment: {
+    uint8_t A = G.Align[Obj.asId()];
+    return A == 0 ? Value::none() : Plain(A);
+  }
   case MemberId::Task_intensity: {
     // FLOPs per byte moved: where both are known and bytes are some.
     double F = flopsColumn()[Obj.asId()], B = movedColumn()[Obj.asId()];

@@ -189,8 +189,12 @@ def main(argv):
         if not spec:
             continue
         model, settings = spec
-        settings = settings + more.get(
-            os.path.splitext(os.path.basename(model))[0], [])
+        # A --set for the model replaces the variant's own setting of that
+        # name.
+        extra = more.get(os.path.splitext(os.path.basename(model))[0], [])
+        names = {e.split("=", 1)[0] for e in extra}
+        settings = [s for s in settings
+                    if s.split("=", 1)[0] not in names] + extra
         trace = os.path.join(gt, base["trace"])
         cmd = [ddscript, "run", model, "--trace", trace, "--format", "json"]
         for s in settings:

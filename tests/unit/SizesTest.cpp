@@ -790,3 +790,20 @@ TEST_CASE("saved tensors: what autograd keeps, from recorded shapes") {
   CHECK(savedGradFn("aten::addmm") == "AddmmBackward0");
   CHECK(savedGradFn("aten::add").empty());
 }
+
+TEST_CASE("matrix multiplies: the alignment their dimensions allow") {
+  // GPT-2's and BERT's vocabulary projections at 4096 tokens, and a
+  // hidden-size one: the largest power of two, up to 16, dividing M, N, K.
+  auto Gpt2 = matmulWork("aten::mm", {{4096, 768}, {768, 50257}});
+  REQUIRE(Gpt2);
+  CHECK(Gpt2->Align == 1);
+  auto Bert = matmulWork("aten::addmm", {{30522}, {4096, 768}, {768, 30522}});
+  REQUIRE(Bert);
+  CHECK(Bert->Align == 2);
+  auto Hidden = matmulWork("aten::mm", {{4096, 768}, {768, 3072}});
+  REQUIRE(Hidden);
+  CHECK(Hidden->Align == 16);
+  auto Batched = matmulWork("aten::bmm", {{96, 128, 64}, {96, 64, 124}});
+  REQUIRE(Batched);
+  CHECK(Batched->Align == 4);
+}
