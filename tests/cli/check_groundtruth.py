@@ -42,11 +42,11 @@ import sys
 # settings: a list, or per workload a dict with "*" for the others). The
 # settings say what the variant did, never what fits its measurement.
 MODELS = {
-    "amp": ("amp", ["grad_scaler=false"]),
+    "amp": ("amp", ["grad_scaler=false", "half_type=bf16"]),
     "amp_fp16": ("amp", []),
     # fp8 GEMMs on the linear layers, the rest in bf16 autocast.
-    "amp_fp8": ("amp", ["grad_scaler=false", "physical=true",
-                        "precision=fp8"]),
+    "amp_fp8": ("amp", ["grad_scaler=false", "half_type=bf16",
+                        "physical=true", "precision=fp8"]),
     "fused_adam": ("fused_adam", []),
     "batch2x": ("batch", ["factor=2"]),
     "workers4": ("dataloader", ["workers=4"]),
