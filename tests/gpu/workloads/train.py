@@ -67,7 +67,7 @@ import traceback
 
 import torch
 
-BATCH = {"resnet50": 64, "bert": 32, "gpt2": 8}
+BATCH = {"resnet50": 64, "mobilenet_v2": 64, "bert": 32, "gpt2": 8}
 SEQ = {"bert": 128, "gpt2": 512}
 VARIANTS = ["baseline", "amp", "amp_fp16", "amp_fp8", "fused_adam", "batch2x", "compile",
             "cudagraph", "checkpoint", "offload", "workers0", "workers4"]
@@ -78,6 +78,9 @@ def build_model(name):
     if name == "resnet50":
         import torchvision
         return torchvision.models.resnet50(weights=None, num_classes=1000)
+    if name == "mobilenet_v2":  # batch norm after every convolution
+        import torchvision
+        return torchvision.models.mobilenet_v2(weights=None, num_classes=1000)
     if name == "bert":
         from transformers import BertConfig, BertForMaskedLM
         return BertForMaskedLM(BertConfig())  # BERT-base: 12 x 768
@@ -90,7 +93,7 @@ def build_model(name):
 def host_batch(name, batch):
     """A pinned host batch (inputs, labels)."""
     g = torch.Generator().manual_seed(0)
-    if name == "resnet50":
+    if name in ("resnet50", "mobilenet_v2"):
         x = torch.randn(batch, 3, 224, 224, generator=g)
         y = torch.randint(0, 1000, (batch,), generator=g)
     else:
@@ -100,7 +103,7 @@ def host_batch(name, batch):
 
 
 def loss_of(name, model, x, y):
-    if name == "resnet50":
+    if name in ("resnet50", "mobilenet_v2"):
         return torch.nn.functional.cross_entropy(model(x), y)
     return model(input_ids=x, labels=y).loss
 
