@@ -516,27 +516,33 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
     // returnStmt -> 'return' expr?
     return Ctx.make<ast::ReturnStmt>(R, Rt->expr() ? buildExpr(Rt->expr())
                                                    : nullptr);
-  if (auto *S = dynamic_cast<P::ScaleStmtContext *>(C))
+  // Two operands are built in source order, one statement each (see
+  // AstBuilder::binary).
+  if (auto *S = dynamic_cast<P::ScaleStmtContext *>(C)) {
     // scaleStmt -> ('shrink' | 'scale') expr ('by' | 'to') expr
-    return Ctx.make<ast::ScaleStmt>(
-        R, S->verb->getText() == "shrink", S->how->getText() == "to",
-        buildExpr(S->expr(0)), buildExpr(S->expr(1)));
+    ast::Expr *What = buildExpr(S->expr(0));
+    return Ctx.make<ast::ScaleStmt>(R, S->verb->getText() == "shrink",
+                                    S->how->getText() == "to", What,
+                                    buildExpr(S->expr(1)));
+  }
   if (auto *Rm = dynamic_cast<P::RemoveStmtContext *>(C))
     // removeStmt -> 'remove' expr
     return Ctx.make<ast::RemoveStmt>(R, buildExpr(Rm->expr()));
-  if (auto *Rs = dynamic_cast<P::ResizeStmtContext *>(C))
+  if (auto *Rs = dynamic_cast<P::ResizeStmtContext *>(C)) {
     // resizeStmt -> 'resize' expr ('by' | 'to') expr
-    return Ctx.make<ast::ResizeStmt>(R, Rs->how->getText() == "to",
-                                     buildExpr(Rs->expr(0)),
+    ast::Expr *What = buildExpr(Rs->expr(0));
+    return Ctx.make<ast::ResizeStmt>(R, Rs->how->getText() == "to", What,
                                      buildExpr(Rs->expr(1)));
+  }
   if (auto *F = dynamic_cast<P::FreeStmtContext *>(C))
     return buildFree(F);
   if (auto *O = dynamic_cast<P::OffloadStmtContext *>(C))
     return buildOffload(O);
-  if (auto *D = dynamic_cast<P::DependStmtContext *>(C))
+  if (auto *D = dynamic_cast<P::DependStmtContext *>(C)) {
     // dependStmt -> 'depend' expr 'on' expr
-    return Ctx.make<ast::DependStmt>(R, buildExpr(D->expr(0)),
-                                     buildExpr(D->expr(1)));
+    ast::Expr *What = buildExpr(D->expr(0));
+    return Ctx.make<ast::DependStmt>(R, What, buildExpr(D->expr(1)));
+  }
   if (auto *Sc = dynamic_cast<P::ScheduleStmtContext *>(C)) {
     // scheduleStmt -> 'schedule' expr ('by' expr | IDENT)
     auto *S = Ctx.make<ast::ScheduleStmt>(R, buildExpr(Sc->expr()));
@@ -556,11 +562,12 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
       S->Args.push_back(buildExpr(E));
     return S;
   }
-  if (auto *A = dynamic_cast<P::AssertStmtContext *>(C))
+  if (auto *A = dynamic_cast<P::AssertStmtContext *>(C)) {
     // assertStmt -> 'assert' expr (',' expr)?
+    ast::Expr *Cond = buildExpr(A->expr(0));
     return Ctx.make<ast::AssertStmt>(
-        R, buildExpr(A->expr(0)),
-        A->expr().size() > 1 ? buildExpr(A->expr(1)) : nullptr);
+        R, Cond, A->expr().size() > 1 ? buildExpr(A->expr(1)) : nullptr);
+  }
   if (auto *E = dynamic_cast<P::ExprStmtContext *>(C))
     // exprStmt -> expr
     return Ctx.make<ast::ExprStmt>(R, buildExpr(E->expr()));
