@@ -4,6 +4,8 @@
 
 #include "antlr4-runtime.h"
 
+#include "support/DeepStack.h"
+
 #include "llvm/Support/ConvertUTF.h"
 
 #include <fmt/format.h>
@@ -108,7 +110,8 @@ constexpr size_t MaxClosure = 2'000'000;
 /// How deep the pre-scan lets a module nest (findTooDeep). The builder
 /// accepts AstBuilder::MaxNesting levels, each of which the parser follows
 /// with a few calls; this bound keeps the parser, and ANTLR's lookahead
-/// over the same tokens, inside an 8 MB stack in a debug build.
+/// over the same tokens, well inside the stack it runs on
+/// (support/DeepStack.h: 4.3 MB at this depth under AddressSanitizer).
 constexpr unsigned MaxParseNesting = 4 * AstBuilder::MaxNesting;
 
 struct TooDeep {
@@ -575,10 +578,27 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
   return nullptr;
 }
 
+namespace {
+std::unique_ptr<ast::Module> parseHere(const SourceManager &SM, BufferId B,
+                                       ast::AstContext &Ctx, DiagEngine &Diags);
+} // namespace
+
 std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                                      BufferId B,
                                                      ast::AstContext &Ctx,
                                                      DiagEngine &Diags) {
+  // The parser and its lookahead recurse once or more per level, up to
+  // MaxParseNesting: on a stack of a known size (support/DeepStack.h; the
+  // compiler is on one already).
+  std::unique_ptr<ast::Module> M;
+  runOnDeepStack([&] { M = parseHere(SM, B, Ctx, Diags); });
+  return M;
+}
+
+namespace {
+std::unique_ptr<ast::Module> parseHere(const SourceManager &SM, BufferId B,
+                                       ast::AstContext &Ctx,
+                                       DiagEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
   size_t DiagsBefore = Diags.size();
   // ANTLR decodes the text as UTF-8 and throws on a byte that is not.
@@ -676,3 +696,4 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
     return nullptr;
   return M;
 }
+} // namespace
