@@ -83,6 +83,7 @@ MODELS = {
                         + " or ".join('name == "k%d"' % i for i in range(1000))
                         + "\n",
     "slow_index_800.dd": "let x = [0]\nprint x" + "[0]" * 800 + "\n",
+    "slow_call_800.dd": "fn f(a) { return f }\nlet g = f" + "(1)" * 800 + "\n",
     "slow_or_1000.dd": "let s = select task where "
                        + " or ".join('name == "k%d"' % i for i in range(1000))
                        + "\n",
