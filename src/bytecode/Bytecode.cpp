@@ -313,7 +313,10 @@ std::optional<std::string> bc::verifyStack(const Program &P) {
           fmt::format("{}, at {:04} of function '{}'", What, Pc, F.Name));
     };
     while (!Work.empty()) {
-      auto [Pc, D] = Work.back();
+      // Not a structured binding: the lambda below captures Pc and D, which
+      // clang before 16 refuses for bindings.
+      uint32_t Pc = Work.back().first;
+      int D = Work.back().second;
       Work.pop_back();
       if (Pc >= Size)
         continue; // the end of the code

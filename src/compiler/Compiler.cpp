@@ -4,6 +4,7 @@
 
 #include "compiler/CodeGen.h"
 #include "sema/Sema.h"
+#include "support/DeepStack.h"
 #include "support/FileIO.h"
 #include "syntax/Parser.h"
 
@@ -199,15 +200,21 @@ std::string compiler::leadingComment(const std::string &Text) {
   return "";
 }
 
+// The parser, the checks and the code generator recurse once or more per
+// level a model nests: on a stack of a known size (support/DeepStack.h).
 std::optional<CompiledModel> compiler::compileFile(const std::string &Path,
                                                    const CompileOptions &Opts,
                                                    SourceManager &SM,
                                                    DiagEngine &Diags) {
-  ast::AstContext Ctx;
-  Loader L(Opts, SM, Diags, Ctx);
-  int Root = L.loadFile(Path, "<main>", {});
-  BufferId RootBuffer = Root >= 0 ? L.Order[Root].first->Buffer : 0;
-  return finish(L, Root, SM, Diags, RootBuffer);
+  std::optional<CompiledModel> Out;
+  runOnDeepStack([&] {
+    ast::AstContext Ctx;
+    Loader L(Opts, SM, Diags, Ctx);
+    int Root = L.loadFile(Path, "<main>", {});
+    BufferId RootBuffer = Root >= 0 ? L.Order[Root].first->Buffer : 0;
+    Out = finish(L, Root, SM, Diags, RootBuffer);
+  });
+  return Out;
 }
 
 std::optional<CompiledModel> compiler::compileSource(const std::string &Name,
@@ -215,9 +222,13 @@ std::optional<CompiledModel> compiler::compileSource(const std::string &Name,
                                                      const CompileOptions &Opts,
                                                      SourceManager &SM,
                                                      DiagEngine &Diags) {
-  ast::AstContext Ctx;
-  Loader L(Opts, SM, Diags, Ctx);
-  BufferId B = SM.addBuffer(Name, std::move(Text));
-  int Root = L.loadBuffer(B, "<main>", fs::path(Name).parent_path());
-  return finish(L, Root, SM, Diags, B);
+  std::optional<CompiledModel> Out;
+  runOnDeepStack([&] {
+    ast::AstContext Ctx;
+    Loader L(Opts, SM, Diags, Ctx);
+    BufferId B = SM.addBuffer(Name, std::move(Text));
+    int Root = L.loadBuffer(B, "<main>", fs::path(Name).parent_path());
+    Out = finish(L, Root, SM, Diags, B);
+  });
+  return Out;
 }

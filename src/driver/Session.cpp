@@ -229,14 +229,22 @@ dd::driver::chooseIterations(llvm::ArrayRef<int64_t> Numbers,
       Out.push_back(I);
     return Out;
   }
-  auto N = trace::parseScaledDecimal(Choice, 0);
   std::string Known;
   for (int64_t Number : Numbers)
     Known += (Known.empty() ? "" : ", ") + std::to_string(Number);
-  if (!N || Choice.find('.') != std::string_view::npos)
+  // An iteration's number as the trace writes it (ProfilerStep#12): digits
+  // alone, without a sign, an exponent or a leading zero, which 1e1, +11
+  // and 011 would otherwise pass for 10 and 11.
+  bool Plain = !Choice.empty() && Choice.size() <= 18 &&
+               (Choice == "0" || Choice.front() != '0') &&
+               std::all_of(Choice.begin(), Choice.end(),
+                           [](char C) { return C >= '0' && C <= '9'; });
+  auto N = Plain ? trace::parseScaledDecimal(Choice, 0) : std::nullopt;
+  if (!N)
     return makeError("invalid --iteration '" + llvm::Twine(Choice) +
-                     "': expected a number or 'all' (the trace has " + Known +
-                     ")");
+                     "': expected an iteration's number as the trace writes "
+                     "it (digits, like 12) or 'all' (the trace has " +
+                     Known + ")");
   for (size_t I = 0; I < Numbers.size(); ++I)
     if (Numbers[I] == *N)
       Out.push_back(I);

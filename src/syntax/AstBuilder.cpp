@@ -4,6 +4,8 @@
 
 #include "antlr4-runtime.h"
 
+#include "support/DeepStack.h"
+
 #include "llvm/Support/ConvertUTF.h"
 
 #include <fmt/format.h>
@@ -108,7 +110,8 @@ constexpr size_t MaxClosure = 2'000'000;
 /// How deep the pre-scan lets a module nest (findTooDeep). The builder
 /// accepts AstBuilder::MaxNesting levels, each of which the parser follows
 /// with a few calls; this bound keeps the parser, and ANTLR's lookahead
-/// over the same tokens, inside an 8 MB stack in a debug build.
+/// over the same tokens, well inside the stack it runs on
+/// (support/DeepStack.h: 4.3 MB at this depth under AddressSanitizer).
 constexpr unsigned MaxParseNesting = 4 * AstBuilder::MaxNesting;
 
 struct TooDeep {
@@ -516,27 +519,33 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
     // returnStmt -> 'return' expr?
     return Ctx.make<ast::ReturnStmt>(R, Rt->expr() ? buildExpr(Rt->expr())
                                                    : nullptr);
-  if (auto *S = dynamic_cast<P::ScaleStmtContext *>(C))
+  // Two operands are built in source order, one statement each (see
+  // AstBuilder::binary).
+  if (auto *S = dynamic_cast<P::ScaleStmtContext *>(C)) {
     // scaleStmt -> ('shrink' | 'scale') expr ('by' | 'to') expr
-    return Ctx.make<ast::ScaleStmt>(
-        R, S->verb->getText() == "shrink", S->how->getText() == "to",
-        buildExpr(S->expr(0)), buildExpr(S->expr(1)));
+    ast::Expr *What = buildExpr(S->expr(0));
+    return Ctx.make<ast::ScaleStmt>(R, S->verb->getText() == "shrink",
+                                    S->how->getText() == "to", What,
+                                    buildExpr(S->expr(1)));
+  }
   if (auto *Rm = dynamic_cast<P::RemoveStmtContext *>(C))
     // removeStmt -> 'remove' expr
     return Ctx.make<ast::RemoveStmt>(R, buildExpr(Rm->expr()));
-  if (auto *Rs = dynamic_cast<P::ResizeStmtContext *>(C))
+  if (auto *Rs = dynamic_cast<P::ResizeStmtContext *>(C)) {
     // resizeStmt -> 'resize' expr ('by' | 'to') expr
-    return Ctx.make<ast::ResizeStmt>(R, Rs->how->getText() == "to",
-                                     buildExpr(Rs->expr(0)),
+    ast::Expr *What = buildExpr(Rs->expr(0));
+    return Ctx.make<ast::ResizeStmt>(R, Rs->how->getText() == "to", What,
                                      buildExpr(Rs->expr(1)));
+  }
   if (auto *F = dynamic_cast<P::FreeStmtContext *>(C))
     return buildFree(F);
   if (auto *O = dynamic_cast<P::OffloadStmtContext *>(C))
     return buildOffload(O);
-  if (auto *D = dynamic_cast<P::DependStmtContext *>(C))
+  if (auto *D = dynamic_cast<P::DependStmtContext *>(C)) {
     // dependStmt -> 'depend' expr 'on' expr
-    return Ctx.make<ast::DependStmt>(R, buildExpr(D->expr(0)),
-                                     buildExpr(D->expr(1)));
+    ast::Expr *What = buildExpr(D->expr(0));
+    return Ctx.make<ast::DependStmt>(R, What, buildExpr(D->expr(1)));
+  }
   if (auto *Sc = dynamic_cast<P::ScheduleStmtContext *>(C)) {
     // scheduleStmt -> 'schedule' expr ('by' expr | IDENT)
     auto *S = Ctx.make<ast::ScheduleStmt>(R, buildExpr(Sc->expr()));
@@ -556,11 +565,12 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
       S->Args.push_back(buildExpr(E));
     return S;
   }
-  if (auto *A = dynamic_cast<P::AssertStmtContext *>(C))
+  if (auto *A = dynamic_cast<P::AssertStmtContext *>(C)) {
     // assertStmt -> 'assert' expr (',' expr)?
+    ast::Expr *Cond = buildExpr(A->expr(0));
     return Ctx.make<ast::AssertStmt>(
-        R, buildExpr(A->expr(0)),
-        A->expr().size() > 1 ? buildExpr(A->expr(1)) : nullptr);
+        R, Cond, A->expr().size() > 1 ? buildExpr(A->expr(1)) : nullptr);
+  }
   if (auto *E = dynamic_cast<P::ExprStmtContext *>(C))
     // exprStmt -> expr
     return Ctx.make<ast::ExprStmt>(R, buildExpr(E->expr()));
@@ -568,10 +578,27 @@ ast::Stmt *AstBuilder::buildStmt(P::StmtContext *C) {
   return nullptr;
 }
 
+namespace {
+std::unique_ptr<ast::Module> parseHere(const SourceManager &SM, BufferId B,
+                                       ast::AstContext &Ctx, DiagEngine &Diags);
+} // namespace
+
 std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
                                                      BufferId B,
                                                      ast::AstContext &Ctx,
                                                      DiagEngine &Diags) {
+  // The parser and its lookahead recurse once or more per level, up to
+  // MaxParseNesting: on a stack of a known size (support/DeepStack.h; the
+  // compiler is on one already).
+  std::unique_ptr<ast::Module> M;
+  runOnDeepStack([&] { M = parseHere(SM, B, Ctx, Diags); });
+  return M;
+}
+
+namespace {
+std::unique_ptr<ast::Module> parseHere(const SourceManager &SM, BufferId B,
+                                       ast::AstContext &Ctx,
+                                       DiagEngine &Diags) {
   unsigned ErrorsBefore = Diags.errorCount();
   size_t DiagsBefore = Diags.size();
   // ANTLR decodes the text as UTF-8 and throws on a byte that is not.
@@ -669,3 +696,4 @@ std::unique_ptr<ast::Module> dd::syntax::parseModule(const SourceManager &SM,
     return nullptr;
   return M;
 }
+} // namespace

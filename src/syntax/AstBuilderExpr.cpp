@@ -102,7 +102,13 @@ ast::Expr *AstBuilder::binary(ast::BinaryOp Op, P::OpExprContext *C,
     if (auto *T = dynamic_cast<antlr4::tree::TerminalNode *>(C->children[1]))
       OpTok = T->getSymbol();
   SourceRange OR = OpTok ? range(OpTok) : range(C);
-  return Ctx.make<ast::Binary>(range(C), Op, buildOp(L), buildOp(R), OR);
+  // Operands in source order, one statement each: the order in which a
+  // call's arguments are evaluated is unspecified (g++ goes right to left,
+  // clang left to right), and it decides which error comes first and
+  // where a nesting error points.
+  ast::Expr *LE = buildOp(L);
+  ast::Expr *RE = buildOp(R);
+  return Ctx.make<ast::Binary>(range(C), Op, LE, RE, OR);
 }
 
 ast::Expr *AstBuilder::buildOp(P::OpExprContext *C) {
@@ -151,13 +157,18 @@ ast::Expr *AstBuilder::buildOpAt(P::OpExprContext *C) {
                                  range(M->IDENT()));
   if (auto *Cl = dynamic_cast<P::CallExprContext *>(C))
     return buildCall(Cl);
-  if (auto *Sl = dynamic_cast<P::SliceExprContext *>(C))
+  // Below, operands are built in source order (see binary()).
+  if (auto *Sl = dynamic_cast<P::SliceExprContext *>(C)) {
     // sliceExpr -> opExpr '[' expr? ':' expr? ']'
-    return Ctx.make<ast::Slice>(R, buildOp(Sl->opExpr()),
-                                Sl->lo ? buildExpr(Sl->lo) : nullptr,
-                                Sl->hi ? buildExpr(Sl->hi) : nullptr);
-  if (auto *I = dynamic_cast<P::IndexExprContext *>(C))
-    return Ctx.make<ast::Index>(R, buildOp(I->opExpr()), buildExpr(I->expr()));
+    ast::Expr *Base = buildOp(Sl->opExpr());
+    ast::Expr *Lo = Sl->lo ? buildExpr(Sl->lo) : nullptr;
+    ast::Expr *Hi = Sl->hi ? buildExpr(Sl->hi) : nullptr;
+    return Ctx.make<ast::Slice>(R, Base, Lo, Hi);
+  }
+  if (auto *I = dynamic_cast<P::IndexExprContext *>(C)) {
+    ast::Expr *Base = buildOp(I->opExpr());
+    return Ctx.make<ast::Index>(R, Base, buildExpr(I->expr()));
+  }
   if (auto *N = dynamic_cast<P::NotExprContext *>(C))
     return Ctx.make<ast::Unary>(R, ast::UnaryOp::Not, buildOp(N->opExpr()));
   if (auto *N = dynamic_cast<P::NegExprContext *>(C)) {
@@ -201,9 +212,10 @@ ast::Expr *AstBuilder::buildOpAt(P::OpExprContext *C) {
                               : BinaryOp::Mod,
                   C, M->opExpr(0), M->opExpr(1), M->op);
   }
-  if (auto *Rg = dynamic_cast<P::RangeExprContext *>(C))
-    return Ctx.make<ast::Range>(R, buildOp(Rg->opExpr(0)),
-                                buildOp(Rg->opExpr(1)));
+  if (auto *Rg = dynamic_cast<P::RangeExprContext *>(C)) {
+    ast::Expr *Lo = buildOp(Rg->opExpr(0));
+    return Ctx.make<ast::Range>(R, Lo, buildOp(Rg->opExpr(1)));
+  }
   if (auto *S = dynamic_cast<P::SelectExprContext *>(C))
     return buildSelect(S);
   if (auto *I = dynamic_cast<P::InsertExprContext *>(C))

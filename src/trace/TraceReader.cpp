@@ -40,6 +40,11 @@ static llvm::Expected<Trace> readTraceFrom(InputStream &In,
       if (Head->substr(0, 4) == "DDCU")
         return makeError("corrupt run.cupti file: its magic number is "
                          "damaged, or the file is cut short");
+      // The stream has inflated one gzip layer already (a gzip file's
+      // content is read inflated): gzip magic here is a second layer.
+      if (Head->substr(0, 2) == "\x1f\x8b")
+        return makeError("not a trace: gzip inside gzip (the file was "
+                         "compressed twice); gunzip it once and read that");
       if (Head->find('\0') != std::string_view::npos)
         return makeError("not a trace: a binary file that is neither gzip "
                          "nor run.cupti (no DDCUPTI magic number)");

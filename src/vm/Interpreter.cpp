@@ -3,6 +3,7 @@
 #include "graph/KernelClass.h"
 #include "vm/VMImpl.h"
 
+#include "support/DeepStack.h"
 #include "support/Diagnostics.h"
 #include "support/Regex.h"
 
@@ -800,7 +801,12 @@ RunResult vm::run(const bc::Program &P, RunEnv &Env, const RunOptions &O) {
     R.Error = std::move(*Bad);
     return R;
   }
-  Interpreter I(P, Env, O, R);
-  I.runAll();
+  // A builtin that calls a model's function (sum(xs, f), sorted, a
+  // predicate, a schedule) runs it in a nested execute(): native recursion
+  // up to MaxFrames deep, on a stack of a known size (support/DeepStack.h).
+  runOnDeepStack([&] {
+    Interpreter I(P, Env, O, R);
+    I.runAll();
+  });
   return R;
 }

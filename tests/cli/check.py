@@ -15,9 +15,12 @@ usage: check.py [checks] -- COMMAND ARGS...
   --json KEYS         stdout is one JSON object with these keys
   --deterministic     a second run prints byte-identical stdout
   --stdin FILE        the command's stdin is a pipe carrying FILE's bytes
+  --stack-kb N        the command's stack is limited to N KB (ulimit -s N):
+                      what recurses deep must not depend on the caller's
 """
 import json
 import re
+import resource
 import subprocess
 import sys
 
@@ -32,7 +35,7 @@ def main(argv):
     opts, cmd = argv[:sep], argv[sep + 1:]
     rc, outs, errs, nouts, nerrs = 0, [], [], [], []
     one_error = one_diag = deterministic = False
-    json_lines = json_obj = stdin = None
+    json_lines = json_obj = stdin = stack_kb = None
     i = 0
     while i < len(opts):
         o = opts[i]
@@ -60,14 +63,23 @@ def main(argv):
             i += 2
         elif o == "--deterministic":
             deterministic = True; i += 1
+        elif o == "--stack-kb":
+            stack_kb = int(opts[i + 1]); i += 2
         else:
             sys.exit(f"check.py: unknown option {o}")
 
+    def limit_stack():
+        n = stack_kb * 1024
+        resource.setrlimit(resource.RLIMIT_STACK, (n, n))
+
+    pre = limit_stack if stack_kb else None
     if stdin is None:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                           preexec_fn=pre)
         out, err = p.stdout, p.stderr
     else:
-        p = subprocess.run(cmd, capture_output=True, timeout=300, input=stdin)
+        p = subprocess.run(cmd, capture_output=True, timeout=300, input=stdin,
+                           preexec_fn=pre)
         out, err = p.stdout.decode(), p.stderr.decode()
     if p.returncode != rc:
         fail(f"exit status {p.returncode}, expected {rc}", out, err)

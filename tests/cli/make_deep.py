@@ -58,6 +58,11 @@ MODELS = {
                    "for i in 0..1000000 {\n  let g = f\n  f = x -> g(x)\n}\n",
     "set_deep.dd": "let x = []\nfor i in 0..1000000 { x = [x] }\n"
                    "print set(x)\n",
+    # A builtin calling the model's function, which calls the builtin:
+    # native recursion in the VM, a nested interpreter call per frame.
+    "builtin_sum.dd": "fn g(x) {\n  return sum([x], g)\n}\nprint g(1)\n",
+    "builtin_sorted.dd": "fn g(x) {\n  return sorted([x, x], key: g)\n}\n"
+                         "print g(1)\n",
     # Shared, so small in memory but 2^60 elements to walk: the step budget
     # stops it.
     "equal_shared.dd": "let x = [1]\nlet y = [1]\n"
@@ -78,6 +83,7 @@ MODELS = {
                         + " or ".join('name == "k%d"' % i for i in range(1000))
                         + "\n",
     "slow_index_800.dd": "let x = [0]\nprint x" + "[0]" * 800 + "\n",
+    "slow_call_800.dd": "fn f(a) { return f }\nlet g = f" + "(1)" * 800 + "\n",
     "slow_or_1000.dd": "let s = select task where "
                        + " or ".join('name == "k%d"' % i for i in range(1000))
                        + "\n",

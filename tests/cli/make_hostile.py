@@ -63,6 +63,11 @@ def main(data, out):
                 '{"device": 0, "stream": 7}}, '
                 + ev(2, 2**62, 2**62) + ", " + ev(3, 2**62, 2**63 - 1)
                 + "]}")
+    # A trace compressed twice: gzip inside gzip.
+    with open(os.path.join(data, "synthetic/steps_median2.json"), "rb") as f:
+        twice = member(member(f.read()))
+    with open(j("twice.json.gz"), "wb") as f:
+        f.write(twice)
     # Over the 16 MiB a model may be (compiler/Compiler.h).
     with open(j("big.dd"), "w") as f:
         line = "// " + "x" * 60 + "\n"

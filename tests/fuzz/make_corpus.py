@@ -9,9 +9,14 @@ small in the repository:
   cupti     the synthetic run.cupti files dd_make_cupti_fixtures writes
             (--cupti DIR: build/tests/cli/cupti after `ctest -R cupti`)
   dd        tests/lang models under 2 KB and the smaller stdlib models
+  vm        the tests/lang models, the stdlib models and models/ that
+            compile on their own (--ddscript D: `D check` says which), a
+            few stdlib models with "// set:" lines (the target's --set
+            values)
   quantity  numbers with units, by hand (first byte: sign allowed, dimension)
 
-Usage: make_corpus.py [--cupti DIR]   (run from anywhere; rewrites the seeds)
+Usage: make_corpus.py [--cupti DIR] [--ddscript FILE]
+(run from anywhere; rewrites the seeds of the corpora it can make)
 """
 import argparse
 import glob
@@ -19,6 +24,8 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -90,6 +97,52 @@ def dd():
             shutil.copy(f, os.path.join(d, rel))
 
 
+# Stdlib models with --set values, as the vm target reads them.
+VM_SETTINGS = [
+    ("amp", ["insert_casts=false", "grad_scaler=false"]),
+    ("batch", ["factor=0.5", "device_memory=8GiB"]),
+    ("ddp", ["gbps=10Gbps", "machines=2"]),
+    ("gpu", ["target=A100", "roofline=true"]),
+    ("p3", ["gbps=25Gbps", "algorithm=ps"]),
+]
+
+
+def compiles(ddscript, text):
+    """Whether `ddscript check` accepts \p text on its own (no file beside
+    it to import), as the vm target compiles its input."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "seed.dd")
+        with open(path, "w") as f:
+            f.write(text)
+        # A sanitizer build's leak check would fail on ANTLR's (lsan.supp).
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+        r = subprocess.run([ddscript, "check", path], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env)
+        return r.returncode == 0
+
+
+def vm(ddscript):
+    d = out_dir("vm")
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "lang", "**", "*.dd"),
+                             recursive=True))
+    files += sorted(glob.glob(os.path.join(ROOT, "stdlib", "*.dd")))
+    files += sorted(glob.glob(os.path.join(ROOT, "models", "*.dd")))
+    seeds = []
+    for f in files:
+        if f.endswith("regex_long.dd") or os.path.getsize(f) > 16 * 1024:
+            continue
+        with open(f) as src:
+            seeds.append((os.path.relpath(f, ROOT).replace("/", "_"), src.read()))
+    for name, sets in VM_SETTINGS:
+        with open(os.path.join(ROOT, "stdlib", name + ".dd")) as src:
+            text = "".join("// set: %s\n" % s for s in sets) + src.read()
+        seeds.append(("set_" + name + ".dd", text))
+    for name, text in seeds:
+        if compiles(ddscript, text):
+            with open(os.path.join(d, name), "w") as o:
+                o.write(text)
+
+
 def quantity():
     d = out_dir("quantity")
     seeds = ["25Gbps", "16GiB", "35.5ms", "16_000MB", "0", "-1.5e3us", "1e308",
@@ -103,12 +156,15 @@ def quantity():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cupti", help="the directory dd_make_cupti_fixtures wrote")
+    ap.add_argument("--ddscript", help="a built ddscript (for the vm corpus)")
     a = ap.parse_args()
     kineto()
     dd()
     quantity()
     if a.cupti:
         cupti(a.cupti)
+    if a.ddscript:
+        vm(a.ddscript)
 
 
 if __name__ == "__main__":
