@@ -58,17 +58,13 @@ std::optional<double> poolOutput(const std::vector<int64_t> &In,
                                  const std::vector<std::string> &Concrete) {
   if (In.size() < 3 || Concrete.size() < 5)
     return std::nullopt;
-  auto Arg = [&](size_t I, size_t N) -> std::optional<std::vector<int64_t>> {
+  auto Arg = [&](size_t I) -> std::optional<std::vector<int64_t>> {
     auto V = concreteInts(Concrete[I]);
-    if (!V || (V->size() != 1 && V->size() != N))
-      return std::nullopt;
-    if (V->size() == 1)
-      V->resize(N, (*V)[0]);
-    return V;
+    return V ? perDim(*V, 2) : std::nullopt;
   };
-  auto K = Arg(1, 2), P = Arg(3, 2), D = Arg(4, 2);
+  auto K = Arg(1), P = Arg(3), D = Arg(4);
   // An empty stride is the kernel's.
-  auto S = Concrete[2] == "[]" ? K : Arg(2, 2);
+  auto S = Concrete[2] == "[]" ? K : Arg(2);
   bool Ceil = Concrete.size() > 5 && Concrete[5] == "True";
   if (!K || !S || !P || !D)
     return std::nullopt;

@@ -387,10 +387,6 @@ std::optional<std::vector<int64_t>> concreteInts(std::string_view S) {
   return Out;
 }
 
-namespace {
-
-/// A per-dimension argument (stride, padding, dilation) for \p Dims spatial
-/// dimensions: one value for all, or one each.
 std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
                                            size_t Dims) {
   if (V.size() == Dims)
@@ -399,8 +395,6 @@ std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
     return std::vector<int64_t>(Dims, V[0]);
   return std::nullopt;
 }
-
-} // namespace
 
 std::optional<OpWork> convWork(std::string_view Op,
                                const std::vector<std::vector<int64_t>> &Shapes,

@@ -156,6 +156,11 @@ std::vector<std::string> jsonStrings(std::string_view Json);
 /// "True" and "False" as 1 and 0. None for anything else ("" for a tensor).
 std::optional<std::vector<int64_t>> concreteInts(std::string_view S);
 
+/// A per-dimension argument (stride, padding, dilation) for \p Dims spatial
+/// dimensions: one value for all, or one each; none for another count.
+std::optional<std::vector<int64_t>> perDim(const std::vector<int64_t> &V,
+                                           size_t Dims);
+
 /// The element size of an operator's first typed input ("Input type",
 /// \p TypesJson: "['float', 'c10::Half']"); 4 when none is typed.
 int64_t elementSize(std::string_view TypesJson);
