@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 using namespace dd;
 
@@ -25,6 +26,9 @@ struct InputStream::Gzip {
   bool RawEnd = false;   ///< the source has no more bytes
   bool Finished = false; ///< the last member ended
   uint64_t Inflated = 0; ///< content bytes produced, all members
+  /// A fault met after some bytes were produced: those bytes are returned
+  /// first, the fault on the next read (and every read after it).
+  std::optional<std::string> Fault;
   Gzip() { std::memset(&S, 0, sizeof(S)); }
   ~Gzip() { inflateEnd(&S); }
 };
@@ -176,6 +180,19 @@ llvm::Expected<size_t> InputStream::readContent(char *Dst, size_t Max) {
   if (!Z)
     return readRaw(Dst, Max);
   Gzip &G = *Z;
+  if (G.Fault)
+    return makeError(*G.Fault);
+  // What a read sees before a fault must not depend on how much it asked
+  // for (the threaded JSON walk asks in other sizes than one thread does,
+  // and both must meet the same content, then the same error): the bytes
+  // inflated before the fault are returned, the fault is kept for later.
+  auto FailAfter = [&](size_t Produced,
+                       std::string Why) -> llvm::Expected<size_t> {
+    G.Fault = std::move(Why);
+    if (Produced)
+      return Produced;
+    return makeError(*G.Fault);
+  };
   while (!G.Finished && Max > 0) {
     if (G.S.avail_in == 0 && !G.RawEnd) {
       auto N = readRaw(G.In.get(), CompressedChunk);
@@ -193,18 +210,20 @@ llvm::Expected<size_t> InputStream::readContent(char *Dst, size_t Max) {
     G.Inflated += Produced;
     uint64_t Bound = std::max(MaxInflateRatio * SourceSize, MinInflateBound);
     if (G.Inflated > Bound)
-      return makeError(
-          llvm::Twine("the gzip stream inflates to more than ") +
-          llvm::Twine(Bound >> 20) + " MiB, over " +
-          llvm::Twine(MaxInflateRatio) +
-          " times its compressed size (traces inflate at most about 40x): "
-          "a damaged file or a decompression bomb");
+      return FailAfter(
+          Produced - static_cast<size_t>(G.Inflated - Bound),
+          (llvm::Twine("the gzip stream inflates to more than ") +
+           llvm::Twine(Bound >> 20) + " MiB, over " +
+           llvm::Twine(MaxInflateRatio) +
+           " times its compressed size (traces inflate at most about 40x): "
+           "a damaged file or a decompression bomb")
+              .str());
     if (Rc == Z_STREAM_END) {
       // Another gzip member may follow (concatenated .gz files are valid).
       if (G.S.avail_in == 0 && !G.RawEnd) {
         auto N = readRaw(G.In.get(), CompressedChunk);
         if (!N)
-          return N.takeError();
+          return FailAfter(Produced, llvm::toString(N.takeError()));
         G.RawEnd = *N == 0;
         G.S.next_in = reinterpret_cast<Bytef *>(G.In.get());
         G.S.avail_in = static_cast<uInt>(*N);
@@ -212,13 +231,14 @@ llvm::Expected<size_t> InputStream::readContent(char *Dst, size_t Max) {
       if (G.S.avail_in == 0)
         G.Finished = true;
       else if (inflateReset(&G.S) != Z_OK)
-        return makeError("corrupt gzip stream");
+        return FailAfter(Produced, "corrupt gzip stream");
     } else if (Rc == Z_BUF_ERROR && G.S.avail_in == 0 && G.RawEnd) {
-      return makeError("truncated gzip stream (the file ends before the "
+      return FailAfter(Produced,
+                       "truncated gzip stream (the file ends before the "
                        "compressed data does)");
     } else if (Rc != Z_OK && Rc != Z_BUF_ERROR) {
-      return makeError(llvm::Twine("corrupt gzip stream: ") +
-                       (G.S.msg ? G.S.msg : "inflate failed"));
+      return FailAfter(Produced, std::string("corrupt gzip stream: ") +
+                                     (G.S.msg ? G.S.msg : "inflate failed"));
     }
     if (Produced)
       return Produced;

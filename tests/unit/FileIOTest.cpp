@@ -57,6 +57,49 @@ TEST_CASE("a truncated gzip stream is an error, not a short read") {
   CHECK(llvm::toString(Out.takeError()).find("truncated") != std::string::npos);
 }
 
+TEST_CASE("a damaged gzip stream gives the same bytes, then the same error, "
+          "whatever the read sizes") {
+  // Damage in the middle of the deflate data: inflate fails partway
+  // through a read. The bytes before the fault come first, then the fault,
+  // on every read after it too; the threaded JSON walk reads in other sizes
+  // than one thread does and must meet the same content (issue 19).
+  std::string Text;
+  for (int I = 0; Text.size() < 200000; ++I)
+    Text +=
+        "{\"ph\": \"X\", \"name\": \"k" + std::to_string(I * 7919) + "\"},\n";
+  std::string Gz = gzipOf(Text);
+  for (size_t At = Gz.size() / 2; At < Gz.size() / 2 + 8; ++At)
+    Gz[At] = static_cast<char>(~Gz[At]);
+  auto ReadIn = [&](size_t Chunk) {
+    auto In = dd::InputStream::fromMemory(Gz);
+    std::string Got, Buf(Chunk, '\0');
+    for (;;) {
+      auto N = In->read(Buf.data(), Chunk);
+      if (!N) {
+        std::string Why = llvm::toString(N.takeError());
+        auto Again = In->read(Buf.data(), Chunk);
+        REQUIRE_FALSE(static_cast<bool>(Again));
+        CHECK(llvm::toString(Again.takeError()) == Why);
+        return std::make_pair(Got, Why);
+      }
+      if (*N == 0)
+        return std::make_pair(Got, std::string("end"));
+      Got.append(Buf.data(), *N);
+    }
+  };
+  auto Ref = ReadIn(1);
+  CHECK(Ref.second.find("corrupt gzip stream") == 0);
+  CHECK(Ref.first.size() > 1000);
+  // Damaged deflate data may inflate to wrong bytes before inflate sees
+  // the fault; the start is the text's.
+  CHECK(Text.compare(0, 1000, Ref.first, 0, 1000) == 0);
+  for (size_t Chunk :
+       {size_t(7), size_t(4096), size_t(65536), size_t(1 << 20)}) {
+    CAPTURE(Chunk);
+    CHECK(ReadIn(Chunk) == Ref);
+  }
+}
+
 TEST_CASE("reading a missing file says why") {
   auto Out = dd::readFileMaybeGzip("/nonexistent/ddscript/trace.json");
   REQUIRE_FALSE(static_cast<bool>(Out));

@@ -331,3 +331,23 @@ TEST_CASE("threads: DDSCRIPT_THREADS sets the default") {
   if (Old)
     setenv("DDSCRIPT_THREADS", Saved.c_str(), 1);
 }
+
+TEST_CASE("threads: a damaged gzip stream after a JSON fault reports the "
+          "fault") {
+  // Found by dd_fuzz_kineto: the JSON has an unescaped control character,
+  // and the deflate data is damaged further on. One thread meets the JSON
+  // fault first; two threads cut windows ahead into the damaged stream
+  // and must still report what one thread reports.
+  std::string Path = std::string(DD_TEST_DATA) +
+                     "/../fuzz/corpus/kineto/gzip_error_after_json_fault.gz";
+  for (size_t W : {size_t(64), size_t(256), size_t(1024)}) {
+    CAPTURE(W);
+    Reading Ref = readFile(Path, W, 1);
+    REQUIRE_FALSE(Ref.T.has_value());
+    CHECK(Ref.Error.find("gzip") == std::string::npos);
+    for (unsigned Threads : {2u, 3u, 4u}) {
+      CAPTURE(Threads);
+      checkSame(Ref, readFile(Path, W, Threads));
+    }
+  }
+}
