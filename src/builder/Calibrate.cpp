@@ -244,6 +244,14 @@ void Calibrator::endSide(TaskId X) {
     const Edge &Ed = G.Edges[EI];
     if (!toEnd(Ed.At))
       continue;
+    if (!G.isGpu(Ed.Src)) {
+      // A device-wide sync's edge from the thread's previous one: the
+      // thread's order already holds it; it carries that sync's waits on
+      // when a what-if removes it (addDeviceSync). No delay of its own
+      // (set below).
+      AnyEnd = true;
+      continue;
+    }
     int64_t Src = srcTime(Ed);
     if (Src > E + Tolerance) {
       // The call returned before that work finished: not a wait after all.
@@ -272,6 +280,10 @@ void Calibrator::endSide(TaskId X) {
     Edge &Ed = G.Edges[EI];
     if (!toEnd(Ed.At) || Drop[EI])
       continue;
+    if (!G.isGpu(Ed.Src)) {
+      Ed.Delay = 0;
+      continue;
+    }
     int64_t Slack = E - srcTime(Ed); // >= -Tolerance, see above
     if (Typical)
       Ed.Delay = typicalFor(Ed);

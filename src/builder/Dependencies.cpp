@@ -103,6 +103,16 @@ private:
   ResourceId recordStream(TaskId Record, const SyncRecord *Exact) const;
   TaskId lastRecordBefore(ResourceId Thread, int64_t Ts) const;
   void addSyncs(TaskId Call, CallClass Class);
+  void addDeviceSync(TaskId Call, int32_t Dev);
+  /// The previous device-wide sync of a thread, per device it covered (-1:
+  /// every device): what it waited for, a later one there waits for too.
+  struct PrevSync {
+    TaskId Call;
+    int64_t At;
+  };
+  llvm::DenseMap<std::pair<ResourceId, int32_t>, PrevSync> PrevDeviceSync;
+  std::vector<uint8_t> StreamSeen; ///< per resource, for addDeviceSync
+  std::vector<ResourceId> SeenList;
   void addEventWait(TaskId Wait);
   void addQueueFull();
 };
@@ -161,15 +171,11 @@ void GpuDeps::addSyncs(TaskId Call, CallClass Class) {
       Exact = &It->second;
   }
   switch (Class) {
-  case CallClass::DeviceSync: {
-    int32_t Dev = Exact && Exact->Device >= 0 ? Exact->Device
-                                              : deviceOfThread(G.Res[Call], At);
-    for (auto &[D, Streams] : C.DeviceStreams)
-      if (Dev < 0 || D == Dev)
-        for (ResourceId S : Streams)
-          syncOn(Call, C.lastLaunchedBefore(S, At));
+  case CallClass::DeviceSync:
+    addDeviceSync(Call, Exact && Exact->Device >= 0
+                            ? Exact->Device
+                            : deviceOfThread(G.Res[Call], At));
     return;
-  }
   case CallClass::StreamSync: {
     ResourceId S = NoResource;
     if (Exact && Exact->Stream >= 0)
@@ -199,6 +205,52 @@ void GpuDeps::addSyncs(TaskId Call, CallClass Class) {
   default:
     return;
   }
+}
+
+/// A device-wide sync waits for the last work launched onto every stream
+/// of the device (of every device for -1). Its thread's previous sync there
+/// already waited for the work launched before it, and the thread ran that
+/// sync first: edges come only from the streams launched onto since, and
+/// one edge from that sync, which keeps the order when a what-if removes it
+/// (its waits are bridged on through that edge). So a trace of N streams
+/// and M syncs gives the streams' work plus M edges, not N x M.
+void GpuDeps::addDeviceSync(TaskId Call, int32_t Dev) {
+  int64_t At = C.mStart(Call);
+  ResourceId Thread = G.Res[Call];
+  auto [It, First] = PrevDeviceSync.try_emplace({Thread, Dev});
+  PrevSync Prev = It->second;
+  It->second = {Call, At};
+  if (First) {
+    for (auto &[D, Streams] : C.DeviceStreams)
+      if (Dev < 0 || D == Dev)
+        for (ResourceId S : Streams)
+          syncOn(Call, C.lastLaunchedBefore(S, At));
+    return;
+  }
+  C.addEdge(Prev.Call, Call, EdgeKind::Sync, Anchor::EndToEnd);
+  G.Flags[Call] |= TF_Blocking;
+  StreamSeen.resize(G.Resources.size());
+  for (auto &[D, Launches] : C.DeviceLaunches) {
+    if (Dev >= 0 && D != Dev)
+      continue;
+    auto From = std::partition_point(
+        Launches.begin(), Launches.end(),
+        [&](const BuildContext::Launch &L) { return L.CallStart < Prev.At; });
+    for (auto L = From; L != Launches.end() && L->CallStart < At; ++L) {
+      ResourceId S = G.Res[L->Op];
+      if (!StreamSeen[S]) {
+        StreamSeen[S] = 1;
+        SeenList.push_back(S);
+      }
+    }
+  }
+  // Stream order: the same edges, in the same order, on every run.
+  std::sort(SeenList.begin(), SeenList.end());
+  for (ResourceId S : SeenList) {
+    syncOn(Call, C.lastLaunchedBefore(S, At));
+    StreamSeen[S] = 0;
+  }
+  SeenList.clear();
 }
 
 void GpuDeps::addEventWait(TaskId Wait) {
@@ -362,12 +414,23 @@ void GpuDeps::run() {
       syncOn(Call, X);
     } else if (FromPageable) {
       ResourceId S = G.Res[X];
+      // A stream's work is in task id order (created in stream order).
       auto &Ops = C.StreamOps[S];
-      auto It = std::find(Ops.begin(), Ops.end(), X);
+      auto It = std::lower_bound(Ops.begin(), Ops.end(), X);
+      if (It != Ops.end() && *It != X)
+        It = Ops.end();
       if (It != Ops.begin() && It != Ops.end())
         syncOn(Call, *(It - 1));
     }
   }
+  // Device-wide syncs in each thread's time order (addDeviceSync).
+  std::stable_sort(Calls.begin(), Calls.end(), [&](auto A, auto B) {
+    bool DA = A.second == CallClass::DeviceSync,
+         DB = B.second == CallClass::DeviceSync;
+    if (DA != DB)
+      return DB;
+    return DA && C.mStart(A.first) < C.mStart(B.first);
+  });
   for (auto [X, K] : Calls) {
     if (K == CallClass::StreamWait)
       addEventWait(X);

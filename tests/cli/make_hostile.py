@@ -31,6 +31,45 @@ def bomb(path, head, fill, tail, mib):
         f.write(member(tail))
 
 
+def many_streams(path, per_sync, syncs_per_step, steps=3):
+    """One thread launches per_sync kernels, each on a stream of its own,
+    then calls cudaDeviceSynchronize (with its Context Sync record); again
+    and again. A sync needs edges only from the streams launched onto since
+    the thread's previous sync: steps * syncs_per_step * per_sync of them,
+    plus one from each sync to the next (Dependencies.cpp)."""
+    ev, ts, corr, stream = [], 1000, 0, 0
+    x = lambda cat, name, pid, tid, t, dur, args=None: (
+        f'{{"ph": "X", "cat": "{cat}", "name": "{name}", "pid": {pid}, '
+        f'"tid": {tid}, "ts": {t}, "dur": {dur}'
+        + (f', "args": {args}' if args else "") + "}")
+    for step in range(steps):
+        begin = ts
+        ev.append(None)  # the step's marker, once its end is known
+        at = len(ev) - 1
+        for _ in range(syncs_per_step):
+            for _ in range(per_sync):
+                corr += 1
+                stream += 1
+                ev.append(x("cuda_runtime", "cudaLaunchKernel", 1, 1, ts, 2,
+                            f'{{"correlation": {corr}}}'))
+                ev.append(x("kernel", "k", 0, stream, ts + 5, 3,
+                            f'{{"correlation": {corr}, "device": 0, '
+                            f'"stream": {stream}}}'))
+                ts += 3
+            corr += 1
+            ev.append(x("cuda_runtime", "cudaDeviceSynchronize", 1, 1, ts, 6,
+                        f'{{"correlation": {corr}}}'))
+            ev.append(x("cuda_sync", "Context Sync", 0, -1, ts + 1, 4,
+                        f'{{"correlation": {corr}, "device": 0, '
+                        f'"stream": -1}}'))
+            ts += 7
+        ev[at] = x("user_annotation", f"ProfilerStep#{step + 1}", 1, 1, begin,
+                   ts - begin)
+        ts += 1
+    with open(path, "w") as f:
+        f.write('{"traceEvents": [\n' + ",\n".join(ev) + "\n]}\n")
+
+
 def main(data, out):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -68,6 +107,9 @@ def main(data, out):
         twice = member(member(f.read()))
     with open(j("twice.json.gz"), "wb") as f:
         f.write(twice)
+    # Many streams and many device syncs: 6,000 streams, 600 syncs (issue 19:
+    # each sync had an edge from every stream, 1.8 M edges here).
+    many_streams(j("many_streams.json"), 10, 200)
     # Over the 16 MiB a model may be (compiler/Compiler.h).
     with open(j("big.dd"), "w") as f:
         line = "// " + "x" * 60 + "\n"

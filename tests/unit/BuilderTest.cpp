@@ -132,8 +132,9 @@ TEST_CASE("a training trace becomes a graph that replays it exactly") {
   // Launch edges by correlation.
   TaskId K = named(G, "sgemm_fwd");
   CHECK(G.Launcher[K] == named(G, "cudaLaunchKernel"));
-  // The device sync waits for the last kernel of the step.
-  CHECK(B.Stats.EdgesByKind[unsigned(EdgeKind::Sync)] == 2);
+  // The device sync waits for the last kernel of the step; the second also
+  // follows the first (addDeviceSync).
+  CHECK(B.Stats.EdgesByKind[unsigned(EdgeKind::Sync)] == 3);
   CHECK((G.Flags[named(G, "cudaDeviceSynchronize")] & TF_Blocking) != 0);
   for (size_t I = 0; I < 2; ++I)
     CHECK(iterationTime(G, I) == G.Iterations[I].measured());
@@ -517,4 +518,44 @@ TEST_CASE("a kernel takes the work of the operator that launched it") {
   CHECK(kernelClassName(kernelClassOf(G, Foreach)) == "optimizer");
   CHECK(std::isnan(Flops[Foreach]));
   CHECK(std::isnan(Moved[Foreach]));
+}
+
+TEST_CASE("a device sync waits for the streams launched onto since the "
+          "previous one, and through it for the rest") {
+  // One thread: a long kernel, a device sync that waits for it, a short
+  // kernel on another stream, a second device sync. The second needs an
+  // edge from the short kernel and one from the first sync, not one from
+  // every stream (issue 19: streams x syncs edges). Removing the first
+  // sync must leave the second waiting for the long kernel.
+  TraceWriter W;
+  W.cpu("user_annotation", "ProfilerStep#1", 0, 1200);
+  W.launch("cudaLaunchKernel", 10, 5, "long", 20, 1000, 7);
+  W.cpu("cuda_runtime", "cudaDeviceSynchronize", 30, 995, 1, "{}");
+  W.launch("cudaLaunchKernel", 1030, 5, "short", 1036, 4, 8);
+  W.cpu("cuda_runtime", "cudaDeviceSynchronize", 1050, 5, 1, "{}");
+  Built B = build(W);
+  Graph &G = B.G;
+  TaskId Long = named(G, "long"), Short = named(G, "short");
+  TaskId First = named(G, "cudaDeviceSynchronize", 0);
+  TaskId Second = named(G, "cudaDeviceSynchronize", 1);
+  std::vector<TaskId> Into;
+  for (const Edge &E : G.Edges)
+    if (E.Kind == EdgeKind::Sync && E.Dst == Second)
+      Into.push_back(E.Src);
+  std::sort(Into.begin(), Into.end());
+  std::vector<TaskId> Expect{First, Short};
+  std::sort(Expect.begin(), Expect.end());
+  CHECK(Into == Expect);
+  CHECK(iterationTime(G, 0) == G.Iterations[0].measured());
+
+  llvm::BitVector Set(G.numTasks());
+  Set.set(First);
+  G.removeTasks(Set);
+  REQUIRE(G.finalize());
+  auto R = sim::simulate(G);
+  REQUIRE(static_cast<bool>(R));
+  CHECK(R->End[Second] >= R->End[Long]);
+  // Without the first sync the thread runs ahead: the second sync starts
+  // long before the long kernel ends, and waits there.
+  CHECK(R->Start[Second] < R->End[Long]);
 }
