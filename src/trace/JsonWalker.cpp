@@ -1,7 +1,9 @@
 #include "trace/JsonWalker.h"
 
 #include "support/Error.h"
+
 #include "trace/JsonScan.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -149,18 +151,51 @@ llvm::Error JsonWalker::failJson(uint64_t Offset, simdjson::error_code Code) {
   return fail(Offset, What);
 }
 
-llvm::Error JsonWalker::walk(std::string_view ArrayKey, FieldFn Field,
-                             ElementFn Element, ProgressFn Progress) {
+llvm::Expected<bool> JsonWalker::start() {
   auto S = skipSpace();
   if (!S)
     return S.takeError();
   if (!*S)
     return makeError("empty file");
-  if (D[Pos] == '[')
-    return array(Element, nullptr, Progress);
-  if (D[Pos] != '{')
+  // A UTF-8 byte order mark (editors on Windows write one): skipped.
+  if (Base + Pos == 0 && Len - Pos >= 3 &&
+      std::memcmp(D + Pos, "\xEF\xBB\xBF", 3) == 0) {
+    Pos += 3;
+    S = skipSpace();
+    if (!S)
+      return S.takeError();
+    if (!*S)
+      return makeError("empty file");
+  }
+  if (D[Pos] != '[' && D[Pos] != '{')
     return makeError("not JSON: the file does not start with '{' or '['");
-  return topLevelObject(ArrayKey, Field, Element, nullptr, Progress);
+  return D[Pos] == '{';
+}
+
+llvm::Error JsonWalker::end() {
+  // Blanks may follow the document, nothing else: a second document (two
+  // traces concatenated) or trailing bytes would otherwise be dropped
+  // without a word.
+  auto S = skipSpace();
+  if (!S)
+    return S.takeError();
+  if (*S)
+    return makeError("invalid JSON at " + location(offset()) +
+                     ": the file goes on after the JSON document ends (two "
+                     "documents concatenated, or trailing data)");
+  return llvm::Error::success();
+}
+
+llvm::Error JsonWalker::walk(std::string_view ArrayKey, FieldFn Field,
+                             ElementFn Element, ProgressFn Progress) {
+  auto Object = start();
+  if (!Object)
+    return Object.takeError();
+  if (auto E = *Object
+                   ? topLevelObject(ArrayKey, Field, Element, nullptr, Progress)
+                   : array(Element, nullptr, Progress))
+    return E;
+  return end();
 }
 
 llvm::Error JsonWalker::topLevelObject(std::string_view ArrayKey, FieldFn Field,
@@ -176,11 +211,14 @@ llvm::Error JsonWalker::topLevelObject(std::string_view ArrayKey, FieldFn Field,
                             "(truncated file?)");
     return llvm::Error::success();
   };
+  llvm::StringSet<> Keys;
   for (bool First = true;; First = false) {
     if (auto E = Next())
       return E;
-    if (D[Pos] == '}')
-      return llvm::Error::success(); // what follows the object is ignored
+    if (D[Pos] == '}') {
+      ++Pos;
+      return llvm::Error::success();
+    }
     if (!First) {
       if (D[Pos] != ',')
         return fail(offset(), "expected ',' or '}' after a value");
@@ -194,6 +232,12 @@ llvm::Error JsonWalker::topLevelObject(std::string_view ArrayKey, FieldFn Field,
     if (!KeyEnd)
       return KeyEnd.takeError();
     std::string Key(D + Pos + 1, *KeyEnd - Pos - 2);
+    // A key twice: which value counts is up to the reader (JSON does not
+    // say), and a second "traceEvents" would be a second trace.
+    if (!Keys.insert(Key).second)
+      return makeError("invalid JSON at " + location(offset()) +
+                       ": the key \"" + Key +
+                       "\" appears twice in the top-level object");
     Pos = *KeyEnd;
     if (auto E = Next())
       return E;

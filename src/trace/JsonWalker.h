@@ -147,6 +147,11 @@ private:
   void reserveParser();
   llvm::Expected<bool> skipSpace();
   llvm::Expected<size_t> valueEnd();
+  /// Skips blanks and a byte order mark; whether the document is an object
+  /// (else an array).
+  llvm::Expected<bool> start();
+  /// Refuses anything but blanks after the document.
+  llvm::Error end();
   llvm::Error topLevelObject(std::string_view ArrayKey, FieldFn Field,
                              ElementFn Element, Pipeline *Threads,
                              ProgressFn Progress);

@@ -583,14 +583,11 @@ llvm::Error JsonWalker::walk(std::string_view ArrayKey, FieldFn Field,
   if (Threads <= 1)
     return walk(ArrayKey, Field, Element, Progress);
   Pipeline P(*this, Ahead, Threads);
-  auto S = skipSpace();
-  if (!S)
-    return S.takeError();
-  if (!*S)
-    return makeError("empty file");
-  if (D[Pos] == '[')
-    return array(Element, &P, Progress);
-  if (D[Pos] != '{')
-    return makeError("not JSON: the file does not start with '{' or '['");
-  return topLevelObject(ArrayKey, Field, Element, &P, Progress);
+  auto Object = start();
+  if (!Object)
+    return Object.takeError();
+  if (auto E = *Object ? topLevelObject(ArrayKey, Field, Element, &P, Progress)
+                       : array(Element, &P, Progress))
+    return E;
+  return end();
 }

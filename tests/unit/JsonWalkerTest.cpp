@@ -203,3 +203,25 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE("windows: a string left open after the array is refused in any "
+          "window") {
+  // Found by dd_fuzz_kineto: after "traceEvents" closes, a top-level value
+  // whose quotes do not pair. The whole read refused it (the last window
+  // held both), 64-byte windows read it.
+  std::string Path = std::string(DD_TEST_DATA) +
+                     "/../fuzz/corpus/kineto/unclosed_string_after_array.json";
+  auto In = InputStream::open(Path);
+  REQUIRE(static_cast<bool>(In));
+  auto Text = (*In)->readAll(0);
+  REQUIRE(static_cast<bool>(Text));
+  for (size_t W : {size_t(64), size_t(256), size_t(1024), size_t(100000)}) {
+    CAPTURE(W);
+    for (unsigned Threads : {1u, 2u}) {
+      CAPTURE(Threads);
+      auto T = readWith(*Text, W, Threads);
+      REQUIRE_FALSE(static_cast<bool>(T));
+      llvm::consumeError(T.takeError());
+    }
+  }
+}

@@ -351,3 +351,41 @@ TEST_CASE("threads: a damaged gzip stream after a JSON fault reports the "
     }
   }
 }
+
+TEST_CASE("threads: a byte order mark, trailing data, two documents and a "
+          "key twice read as on one thread") {
+  std::string J = "{\"traceEvents\": [\n";
+  for (int I = 0; I < 300; ++I)
+    J += (I ? ",\n" : "") + cpuOp(I);
+  J += "\n], \"schemaVersion\": 1}";
+  // A byte order mark is skipped: the same trace as without it.
+  Reading Plain = readJson(J, 256, 1);
+  REQUIRE(Plain.T.has_value());
+  Reading Bom = readJson("\xEF\xBB\xBF" + J, 256, 1);
+  REQUIRE(Bom.T.has_value());
+  CHECK(test::firstDifference(*Plain.T, *Bom.T) == "");
+  checkThreads("\xEF\xBB\xBF" + J, {256, 4096});
+  // Anything but blanks after the document is refused, at its place.
+  struct Case {
+    std::string Json, Expect;
+  };
+  for (const Case &C :
+       {Case{J + "\n\n  x", "at line 304, column 3: the file goes on after"},
+        Case{J + J, "at line 302, column 23: the file goes on after"},
+        Case{"[" + cpuOp(1) + "] [", "the file goes on after"},
+        Case{J.substr(0, J.size() - 1) + ", \"traceEvents\": []}",
+             "the key \"traceEvents\" appears twice"},
+        Case{"{\"a\": 1, \"a\": 2, \"traceEvents\": []}",
+             "the key \"a\" appears twice"}}) {
+    CAPTURE(C.Json.substr(C.Json.size() - 40));
+    for (size_t W : {size_t(0), size_t(256), size_t(4096)}) {
+      CAPTURE(W);
+      Reading R = readJson(C.Json, W, 1);
+      REQUIRE_FALSE(R.T.has_value());
+      CAPTURE(R.Error);
+      CHECK(R.Error.find(C.Expect) != std::string::npos);
+      for (unsigned Threads : {2u, 4u})
+        checkSame(R, readJson(C.Json, W, Threads));
+    }
+  }
+}
