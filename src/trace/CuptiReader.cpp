@@ -352,9 +352,16 @@ void CuptiParser::readRecords() {
       Push(Markers, R);
       break;
     }
-    case RecordType::Memory:
-      Push(Memories, decodeAs<fmt_::MemoryRecord>(Ty, P, Size));
+    case RecordType::Memory: {
+      auto R = decodeAs<fmt_::MemoryRecord>(Ty, P, Size);
+      // As the Kineto reader bounds "Bytes": sums of sizes stay exact in
+      // int64 (and a freed block's size negates).
+      if (R.Bytes > (uint64_t(1) << 53))
+        corrupt("a memory record's size, " + std::to_string(R.Bytes) +
+                " bytes, is not a size up to 2^53 bytes (8 PiB)");
+      Push(Memories, R);
       break;
+    }
     case RecordType::Overhead: {
       auto R = decodeAs<fmt_::OverheadRecord>(Ty, P, Size);
       if (R.End < R.Start)

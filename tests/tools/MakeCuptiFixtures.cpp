@@ -71,11 +71,18 @@ int main(int argc, char **argv) {
   // A copy 2^63 - 1 ms into CUPTI's clock: past the times ddscript
   // represents (sums of such times overflowed in the graph build).
   std::string CopyTimeHuge = DamagedCopy((uint64_t(1) << 63) - 1'000'000);
+  // An allocation of 2^63 bytes: negating it for a free overflowed int64
+  // (found by dd_fuzz_cupti).
+  dd::test::SynthRun Huge;
+  Huge.FirstAllocationBytes = uint64_t(1) << 63;
+  dd::cupti::RecordWriter HugeW;
+  dd::test::writeSyntheticRun(HugeW, Huge);
 
   bool Ok =
       save(Dir, "run.cupti", Run) && save(Dir, "early_copy.cupti", EarlyCopy) &&
       save(Dir, "copy_at_zero.cupti", CopyAtZero) &&
       save(Dir, "copy_time_huge.cupti", CopyTimeHuge) &&
+      save(Dir, "memory_huge.cupti", HugeW.data()) &&
       save(Dir, "truncated.cupti", Run.substr(0, Run.size() / 2 + 3)) &&
       save(Dir, "no_end.cupti", Run.substr(0, EndAt)) &&
       save(Dir, "version2.cupti", Version2) &&

@@ -44,6 +44,9 @@ struct SynthRun {
   /// take without a crash or an internal error.
   int DamagedCopyIteration = -1;
   uint64_t CopyStart = 0;
+  /// The size of the first iteration's first allocation (a damaged one is
+  /// beyond what a reader takes).
+  uint64_t FirstAllocationBytes = 1 << 20;
 };
 
 /// Writes \p S as the collector would (Process first, End last).
@@ -139,7 +142,7 @@ inline void writeSyntheticRun(cupti::RecordWriter &W, SynthRun &S) {
       cf::MemoryRecord Mem;
       Mem.Timestamp = T + 5'000;
       Mem.Address = 0x7f0000000000ull;
-      Mem.Bytes = 1 << 20;
+      Mem.Bytes = S.FirstAllocationBytes;
       Mem.Operation = 1;
       Mem.MemoryKind = 3; // device
       Mem.Correlation = M.Correlation;
