@@ -60,6 +60,34 @@ std::optional<Steps> stepsOf(const trace::Trace &T) {
 
 /// Which elements of the surveyed file a focus on [A, B] keeps (see the
 /// file comment). Called with increasing element indexes.
+/// Which of \p S's iterations hold GPU work (a kernel, copy or set starts
+/// in them).
+std::vector<uint8_t> busyOf(const Steps &S, std::vector<int64_t> WorkStarts) {
+  std::sort(WorkStarts.begin(), WorkStarts.end());
+  std::vector<uint8_t> Busy;
+  for (size_t I = 0; I < S.Number.size(); ++I) {
+    auto First =
+        std::lower_bound(WorkStarts.begin(), WorkStarts.end(), S.Begin[I]);
+    Busy.push_back(First != WorkStarts.end() && *First < S.End[I]);
+  }
+  return Busy;
+}
+
+/// The trace read whole: what is odd about its iteration markers, as
+/// warnings (a focused read notes them from the survey).
+void noteMarkers(trace::Trace &T) {
+  std::optional<Steps> S = stepsOf(T);
+  if (!S)
+    return;
+  std::vector<int64_t> WorkStarts;
+  for (trace::EventId E = 0; E < T.numEvents(); ++E)
+    if (trace::isGpuWork(T.Kind[E]))
+      WorkStarts.push_back(T.Start[E]);
+  for (std::string &W : markerWarnings(S->Number, S->Begin, S->End,
+                                       busyOf(*S, std::move(WorkStarts))))
+    T.Warnings.push_back(std::move(W));
+}
+
 class Keep {
 public:
   Keep(const TraceSurvey &S, int64_t A, int64_t B, bool Memory)
@@ -174,7 +202,13 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
   if (!All || All->Number.empty())
     return Whole();
   size_t N = All->Number.size();
-  auto Chosen = chooseIterations(All->Number, All->Length, Choice);
+  std::vector<int64_t> WorkStarts;
+  for (size_t I = 0; I < S.numElements(); ++I)
+    if ((S.Flags[I] & TraceSurvey::GpuWork) &&
+        (S.Flags[I] & TraceSurvey::Timed))
+      WorkStarts.push_back(S.Start[I]);
+  std::vector<uint8_t> Busy = busyOf(*All, std::move(WorkStarts));
+  auto Chosen = chooseIterations(All->Number, All->Length, Choice, Busy);
   if (!Chosen) {
     // The graph of the whole file says what is wrong with the choice,
     // after whatever is wrong with the trace.
@@ -205,8 +239,10 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
   FocusedTrace F{std::move(*T), {}};
   F.Span.TraceIterations = N;
   F.Span.FirstTraceIteration = Lo;
-  F.Span.Steady = static_cast<int64_t>(defaultIteration(All->Length)) -
+  F.Span.Steady = static_cast<int64_t>(defaultIteration(All->Length, Busy)) -
                   static_cast<int64_t>(Lo);
+  for (std::string &W : markerWarnings(All->Number, All->Begin, All->End, Busy))
+    F.Trace.Warnings.push_back(std::move(W));
   return F;
 }
 
@@ -215,10 +251,14 @@ dd::driver::readTraceFor(const std::string &Path, bool Focus,
                          std::string_view Choice, bool Memory,
                          const trace::ProgressFn &Progress) {
   if (Focus)
-    if (auto F = readFocusedTrace(Path, Choice, Memory, Progress))
+    if (auto F = readFocusedTrace(Path, Choice, Memory, Progress)) {
+      if (!F->Span.TraceIterations)
+        noteMarkers(F->Trace);
       return std::move(*F);
+    }
   auto T = trace::readTrace(Path, Progress);
   if (!T)
     return T.takeError();
+  noteMarkers(*T);
   return FocusedTrace{std::move(*T), {}};
 }

@@ -203,25 +203,73 @@ dd::driver::parseWindow(std::string_view S) {
   return std::make_pair(*A, *B);
 }
 
-size_t dd::driver::defaultIteration(llvm::ArrayRef<int64_t> Lengths) {
-  size_t N = Lengths.size();
-  if (N <= 2)
-    return N - 1;
-  std::vector<size_t> Mid;
-  for (size_t I = 1; I + 1 < N; ++I)
-    Mid.push_back(I);
+size_t dd::driver::defaultIteration(llvm::ArrayRef<int64_t> Lengths,
+                                    llvm::ArrayRef<uint8_t> Busy) {
+  // The iterations that hold GPU work, or all when none does.
+  std::vector<size_t> Pool;
+  for (size_t I = 0; I < Lengths.size(); ++I)
+    if (Busy.empty() || Busy[I])
+      Pool.push_back(I);
+  if (Pool.empty())
+    for (size_t I = 0; I < Lengths.size(); ++I)
+      Pool.push_back(I);
+  // Lengths.size() - 1 when there is none (as before: callers check).
+  if (Pool.size() <= 2)
+    return Pool.empty() ? Lengths.size() - 1 : Pool.back();
+  // The first and the last are warm-up and tail.
+  std::vector<size_t> Mid(Pool.begin() + 1, Pool.end() - 1);
   std::stable_sort(Mid.begin(), Mid.end(),
                    [&](size_t A, size_t B) { return Lengths[A] < Lengths[B]; });
   return Mid[(Mid.size() - 1) / 2];
 }
 
-llvm::Expected<std::vector<size_t>>
-dd::driver::chooseIterations(llvm::ArrayRef<int64_t> Numbers,
-                             llvm::ArrayRef<int64_t> Lengths,
-                             std::string_view Choice) {
+std::vector<std::string> dd::driver::markerWarnings(
+    llvm::ArrayRef<int64_t> Numbers, llvm::ArrayRef<int64_t> Begin,
+    llvm::ArrayRef<int64_t> End, llvm::ArrayRef<uint8_t> Busy) {
+  std::vector<std::string> Out;
+  size_t N = Numbers.size();
+  size_t Overlaps = 0, FirstOverlap = 0;
+  for (size_t I = 1; I < N; ++I)
+    if (Begin[I] < End[I - 1] && Overlaps++ == 0)
+      FirstOverlap = I;
+  if (Overlaps)
+    Out.push_back(fmt::format(
+        "{} iteration marker{} begin{} before the one before ends (nested or "
+        "repeated markers; the first: ProfilerStep#{} inside ProfilerStep#{}): "
+        "each is taken as an iteration, so iterations overlap",
+        Overlaps, Overlaps == 1 ? "" : "s", Overlaps == 1 ? "s" : "",
+        Numbers[FirstOverlap], Numbers[FirstOverlap - 1]));
+  llvm::DenseMap<int64_t, size_t> Count;
+  for (int64_t Number : Numbers)
+    ++Count[Number];
+  size_t Repeated = 0;
+  int64_t FirstRepeated = 0;
+  for (int64_t Number : Numbers)
+    if (Count[Number] > 1 && Repeated++ == 0)
+      FirstRepeated = Number;
+  if (Repeated)
+    Out.push_back(fmt::format(
+        "{} iteration markers share a number with another (the first: "
+        "ProfilerStep#{}, {} times): --iteration {} reports each of them",
+        Repeated, FirstRepeated, Count[FirstRepeated], FirstRepeated));
+  size_t Idle = 0, FirstIdle = 0;
+  for (size_t I = 0; I < Busy.size(); ++I)
+    if (!Busy[I] && Idle++ == 0)
+      FirstIdle = I;
+  if (Idle && Idle < Busy.size())
+    Out.push_back(fmt::format(
+        "{} of {} iteration markers {} no GPU work (the first: "
+        "ProfilerStep#{}); the default iteration is one of those that do",
+        Idle, Busy.size(), Idle == 1 ? "holds" : "hold", Numbers[FirstIdle]));
+  return Out;
+}
+
+llvm::Expected<std::vector<size_t>> dd::driver::chooseIterations(
+    llvm::ArrayRef<int64_t> Numbers, llvm::ArrayRef<int64_t> Lengths,
+    std::string_view Choice, llvm::ArrayRef<uint8_t> Busy) {
   std::vector<size_t> Out;
   if (Choice.empty()) {
-    Out.push_back(defaultIteration(Lengths));
+    Out.push_back(defaultIteration(Lengths, Busy));
     return Out;
   }
   if (Choice == "all") {
@@ -254,13 +302,27 @@ dd::driver::chooseIterations(llvm::ArrayRef<int64_t> Numbers,
   return Out;
 }
 
-/// The numbers and lengths of \p G's iterations.
-static std::pair<std::vector<int64_t>, std::vector<int64_t>>
-iterationLists(const graph::Graph &G) {
-  std::pair<std::vector<int64_t>, std::vector<int64_t>> L;
+namespace {
+/// The numbers and lengths of a graph's iterations, and which hold GPU work.
+struct IterationLists {
+  std::vector<int64_t> Numbers, Lengths;
+  std::vector<uint8_t> Busy;
+};
+} // namespace
+
+static IterationLists iterationLists(const graph::Graph &G) {
+  IterationLists L;
+  std::vector<int64_t> GpuStarts;
+  for (graph::TaskId X = 0; X < G.numTasks(); ++X)
+    if (G.isGpu(X))
+      GpuStarts.push_back(G.MeasuredStart[X]);
+  std::sort(GpuStarts.begin(), GpuStarts.end());
   for (const graph::Iteration &It : G.Iterations) {
-    L.first.push_back(It.Number);
-    L.second.push_back(It.measured());
+    L.Numbers.push_back(It.Number);
+    L.Lengths.push_back(It.measured());
+    auto First =
+        std::lower_bound(GpuStarts.begin(), GpuStarts.end(), It.MeasuredBegin);
+    L.Busy.push_back(First != GpuStarts.end() && *First < It.MeasuredEnd);
   }
   return L;
 }
@@ -271,15 +333,16 @@ size_t dd::driver::defaultIteration(const graph::Graph &G) {
     return S >= 0 && size_t(S) < G.Iterations.size() ? size_t(S)
                                                      : G.Iterations.size();
   }
-  return defaultIteration(iterationLists(G).second);
+  IterationLists L = iterationLists(G);
+  return defaultIteration(L.Lengths, L.Busy);
 }
 
 llvm::Expected<std::vector<size_t>>
 dd::driver::chooseIterations(const graph::Graph &G, std::string_view Choice) {
   if (Choice.empty())
     return std::vector<size_t>{defaultIteration(G)};
-  auto [Numbers, Lengths] = iterationLists(G);
-  return chooseIterations(Numbers, Lengths, Choice);
+  IterationLists L = iterationLists(G);
+  return chooseIterations(L.Numbers, L.Lengths, Choice, L.Busy);
 }
 
 int64_t dd::driver::gpuBusy(const graph::Graph &G,

@@ -141,15 +141,29 @@ llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
 /// one), a number as the trace numbers them, or "all".
 llvm::Expected<std::vector<size_t>> chooseIterations(const graph::Graph &G,
                                                      std::string_view Choice);
-/// The same over iterations given by their numbers and measured lengths.
+/// The same over iterations given by their numbers and measured lengths
+/// (and which hold GPU work: \p Busy, as for defaultIteration).
 llvm::Expected<std::vector<size_t>>
 chooseIterations(llvm::ArrayRef<int64_t> Numbers,
-                 llvm::ArrayRef<int64_t> Lengths, std::string_view Choice);
-/// The default iteration: the median-length one, first and last excluded.
+                 llvm::ArrayRef<int64_t> Lengths, std::string_view Choice,
+                 llvm::ArrayRef<uint8_t> Busy = {});
+/// The default iteration: the median-length one, first and last excluded,
+/// among those that hold GPU work (\p Busy, by iteration; empty, or none
+/// of the others does: all), so that markers around no work (a profiler
+/// schedule's empty steps, stray annotations) never make the steady state.
 /// For a graph of part of a trace it is the trace's (Graph::Span), and
 /// G.Iterations.size() when that one is not in the graph.
 size_t defaultIteration(const graph::Graph &G);
-size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths);
+size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths,
+                        llvm::ArrayRef<uint8_t> Busy = {});
+/// What is odd about a trace's iteration markers, given by start: markers
+/// that begin before the one before them ends (nested or repeated),
+/// numbers on more than one marker, markers around no GPU work (\p Busy).
+/// One warning per kind, naming the first case.
+std::vector<std::string> markerWarnings(llvm::ArrayRef<int64_t> Numbers,
+                                        llvm::ArrayRef<int64_t> Begin,
+                                        llvm::ArrayRef<int64_t> End,
+                                        llvm::ArrayRef<uint8_t> Busy);
 
 /// Measured and simulated busy time of the GPU streams inside [Begin, End).
 int64_t gpuBusy(const graph::Graph &G, const std::vector<int64_t> &Start,

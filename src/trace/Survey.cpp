@@ -105,8 +105,11 @@ Item surveyElement(od::value V, uint64_t Offset) {
     It.Flags |= TraceSurvey::Device;
   if (HasCat) {
     bool Legacy;
-    if (isDeviceSide(kineto::classifyCategory(CatText, Legacy)))
+    Cat C = kineto::classifyCategory(CatText, Legacy);
+    if (isDeviceSide(C))
       It.Flags |= TraceSurvey::Device;
+    if (C == Cat::Kernel || C == Cat::Memcpy || C == Cat::Memset)
+      It.Flags |= TraceSurvey::GpuWork;
   }
   std::optional<int64_t> Start;
   if (HasTs)

@@ -48,6 +48,8 @@ struct TraceSurvey {
     /// A memory record ("[memory]"): the memory model needs all of them,
     /// the graph none.
     MemoryRecord = 32,
+    /// GPU work: a kernel, copy or set (also Device).
+    GpuWork = 64,
   };
 
   /// Per element of "traceEvents", in document order: the content offset

@@ -10,6 +10,7 @@ as outputs are copies, so that a regression overwrites nothing of the
 source tree.
 """
 import gzip
+import json
 import os
 import shutil
 import sys
@@ -117,6 +118,21 @@ def main(data, out):
                        ("key_twice.json", doc[:-1] + b', "traceEvents": []}')):
         with open(j(name), "wb") as f:
             f.write(text)
+    # Iteration markers: 30,000 tiny ones around no work after the steps
+    # (the default iteration was one of them, its graph "CPU-only"), one
+    # nested in another, a number twice (issue 19: no word said).
+    steps = json.loads(doc)
+    events = steps["traceEvents"]
+    end = max(e["ts"] + e.get("dur", 0) for e in events)
+    three = next(e for e in events if e["name"] == "ProfilerStep#3")
+    for name, extra in (
+            ("idle_markers.json",
+             [dict(three, name=f"ProfilerStep#{100 + i}", ts=end + 10 + 2 * i,
+                   dur=1) for i in range(30000)]),
+            ("nested_markers.json", [dict(three, ts=three["ts"] + 10, dur=20)]),
+            ("repeated_markers.json", [dict(three, ts=end + 50, dur=20)])):
+        with open(j(name), "w") as f:
+            json.dump(dict(steps, traceEvents=events + extra), f)
     # Many streams and many device syncs: 6,000 streams, 600 syncs (issue 19:
     # each sync had an edge from every stream, 1.8 M edges here).
     many_streams(j("many_streams.json"), 10, 200)

@@ -187,8 +187,14 @@ TEST_CASE("focus: markers of two threads") {
              std::to_string(N) + R"(", "pid": 1, "tid": )" +
              std::to_string(Tid) + R"(, "ts": )" + std::to_string(N * 100) +
              R"(, "dur": 90},)";
-    return D + R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )"
-               R"("tid": 7, "ts": 10, "dur": 5}]})";
+    // GPU work in every step: the default iteration is among those that
+    // hold some (driver::defaultIteration).
+    for (int N = 0; N < std::max(Steps1, Steps2); ++N)
+      D += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )"
+           R"("tid": 7, "ts": )" +
+           std::to_string(N * 100 + 10) + R"(, "dur": 5},)";
+    D.pop_back();
+    return D + "]}";
   };
   std::string File =
       (std::filesystem::temp_directory_path() / "ddscript_focus_two.json")
