@@ -58,8 +58,6 @@ std::optional<Steps> stepsOf(const trace::Trace &T) {
   return S;
 }
 
-/// Which elements of the surveyed file a focus on [A, B] keeps (see the
-/// file comment). Called with increasing element indexes.
 /// Which of \p S's iterations hold GPU work (a kernel, copy or set starts
 /// in them).
 std::vector<uint8_t> busyOf(const Steps &S, std::vector<int64_t> WorkStarts) {
@@ -88,6 +86,8 @@ void noteMarkers(trace::Trace &T) {
     T.Warnings.push_back(std::move(W));
 }
 
+/// Which elements of the surveyed file a focus on [A, B] keeps (see the
+/// file comment). Called with increasing element indexes.
 class Keep {
 public:
   Keep(const TraceSurvey &S, int64_t A, int64_t B, bool Memory)

@@ -148,8 +148,8 @@ chooseIterations(llvm::ArrayRef<int64_t> Numbers,
                  llvm::ArrayRef<int64_t> Lengths, std::string_view Choice,
                  llvm::ArrayRef<uint8_t> Busy = {});
 /// The default iteration: the median-length one, first and last excluded,
-/// among those that hold GPU work (\p Busy, by iteration; empty, or none
-/// of the others does: all), so that markers around no work (a profiler
+/// among those that hold GPU work (\p Busy, by iteration; all when it is
+/// empty or none does), so that markers around no work (a profiler
 /// schedule's empty steps, stray annotations) never make the steady state.
 /// For a graph of part of a trace it is the trace's (Graph::Span), and
 /// G.Iterations.size() when that one is not in the graph.

@@ -1,11 +1,10 @@
 #include "trace/JsonWalker.h"
 
 #include "support/Error.h"
-
 #include "trace/JsonScan.h"
-#include "llvm/ADT/StringSet.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstring>
 
