@@ -261,7 +261,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
   struct Work {
     int64_t Flops = -1, Moved = -1, Saved = -1;
     int32_t SavedCount = 0;
-    uint8_t Align = 0;
+    uint8_t Align = 0, Precision = 0;
   };
   llvm::DenseMap<std::tuple<uint32_t, int64_t, int64_t, int64_t>, Work> WorkOf;
   auto OpWork = [&](EventId E) -> Work {
@@ -276,6 +276,8 @@ llvm::Error detail::createTasks(BuildContext &C) {
         WorkOf.try_emplace({T.Name[E], Dims->Value, ConcreteId, TypesId});
     if (!New)
       return It->second;
+    It->second.Precision = trace::inputPrecision(
+        TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "");
     auto Shapes = trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
       return {};
@@ -350,6 +352,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
         G.Saved[X] = W.Saved;
         G.SavedCount[X] = W.SavedCount;
         G.Align[X] = W.Align;
+        G.InputPrecision[X] = W.Precision;
       }
       if (!Stack.empty()) {
         G.Parent[X] = Stack.back();

@@ -123,6 +123,8 @@ void Graph::reserveTasks(size_t N) {
   prefaultCapacity(SavedCount);
   Align.reserve(N);
   prefaultCapacity(Align);
+  InputPrecision.reserve(N);
+  prefaultCapacity(InputPrecision);
   Correlation.reserve(N);
   prefaultCapacity(Correlation);
   Event.reserve(N);
@@ -165,6 +167,7 @@ TaskId Graph::addTask(TaskKind K, StringId TaskName, ResourceId R,
   Saved.push_back(-1);
   SavedCount.push_back(0);
   Align.push_back(0);
+  InputPrecision.push_back(0);
   Correlation.push_back(-1);
   Event.push_back(~0u);
   FirstLeaf.push_back(NoTask);

@@ -198,6 +198,9 @@ public:
   std::vector<int32_t> SavedCount;
   /// A matrix multiply's alignment (trace::OpWork::Align), or 0.
   std::vector<uint8_t> Align;
+  /// An operator's floating-point inputs as recorded ("Input type"): an
+  /// index into trace::Precisions (0: none recorded).
+  std::vector<uint8_t> InputPrecision;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u
   /// Containers: the first and last leaf (in resource order) they enclose,

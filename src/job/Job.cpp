@@ -140,6 +140,7 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
     To.Saved[X] = From.Saved[T];
     To.SavedCount[X] = From.SavedCount[T];
     To.Align[X] = From.Align[T];
+    To.InputPrecision[X] = From.InputPrecision[T];
     To.Correlation[X] = From.Correlation[T];
     // Event ids index the rank's own trace, which the job does not keep.
     To.Event[X] = ~0u;

@@ -855,6 +855,21 @@ int64_t elementSize(std::string_view TypesJson) {
   return 4;
 }
 
+uint8_t inputPrecision(std::string_view TypesJson) {
+  for (const std::string &T : jsonStrings(TypesJson)) {
+    std::string_view Type = T;
+    if (Type.substr(0, 5) == "c10::")
+      Type.remove_prefix(5);
+    if (Type == "float" || Type == "double")
+      return 1;
+    if (Type == "Half" || Type == "BFloat16")
+      return 2;
+    if (Type.substr(0, 7) == "Float8_")
+      return 3;
+  }
+  return 0;
+}
+
 namespace {
 
 /// Operators whose output is small beside their input: a reduction's

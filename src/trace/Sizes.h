@@ -210,6 +210,15 @@ std::optional<int64_t> recordedBytes(const Trace &T, EventId E);
 /// recordedBytes over many events of one trace, each distinct ("Input
 /// Dims", "Input type") pair read once: a trace recorded with shapes
 /// repeats a few thousand of them over hundreds of thousands of operators.
+/// Precisions as ddscript names them (Task `precision`): index 0 is none.
+inline constexpr std::string_view Precisions[] = {"", "fp32", "half", "fp8"};
+/// The precision of an operator's first floating-point tensor input, from
+/// its "Input type" list (C++ spellings: "float", "c10::Half"): fp32 (float,
+/// double), half (Half, BFloat16) or fp8; 0 when none is floating. The first
+/// is the data an operator computes on (attention's statistics and a norm's
+/// fp32 weights come later). An index into Precisions.
+uint8_t inputPrecision(std::string_view TypesJson);
+
 class RecordedBytes {
 public:
   explicit RecordedBytes(const Trace &T) : T(T) {}

@@ -4,6 +4,7 @@
 #include "graph/KernelClass.h"
 #include "support/Gpus.h"
 #include "trace/Saved.h"
+#include "trace/Sizes.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -174,11 +175,19 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Task_kind:
     return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
   case MemberId::Task_precision: {
-    // What a GPU task's kernel name says; none for CPU work and names that
-    // say nothing.
-    if (!G.isGpu(Obj.asId()))
-      return Value::none();
-    std::string_view P = graph::kernelPrecision(G.name(Obj.asId()));
+    // A GPU task: what its kernel name says, else the recorded input types
+    // of the operator that launched it; an operator: its recorded input
+    // types. None where neither says.
+    graph::TaskId X = Obj.asId();
+    std::string_view P;
+    if (G.isGpu(X)) {
+      P = graph::kernelPrecision(G.name(X));
+      graph::TaskId L = G.Launcher[X];
+      if (P.empty() && L != graph::NoTask && G.Parent[L] != graph::NoTask)
+        P = trace::Precisions[G.InputPrecision[G.Parent[L]]];
+    } else {
+      P = trace::Precisions[G.InputPrecision[X]];
+    }
     return P.empty() ? Value::none() : Value::string(std::string(P));
   }
   case MemberId::Task_class:
