@@ -807,3 +807,21 @@ TEST_CASE("matrix multiplies: the alignment their dimensions allow") {
   REQUIRE(Batched);
   CHECK(Batched->Align == 4);
 }
+
+TEST_CASE("input precision: the first floating-point input's recorded type") {
+  auto Of = [](const char *Types) {
+    return std::string(Precisions[inputPrecision(Types)]);
+  };
+  CHECK(Of(R"(["float", "float", "float", "Scalar", "Scalar"])") == "fp32");
+  CHECK(Of(R"(["c10::BFloat16", "c10::BFloat16", "", "Scalar"])") == "half");
+  CHECK(Of(R"(["c10::Half", "float"])") == "half");
+  // Indices first (embedding), then the weights.
+  CHECK(Of(R"(["long int", "float"])") == "fp32");
+  // cuDNN attention's backward: bf16 data before its fp32 statistics.
+  CHECK(Of(R"(["c10::BFloat16", "c10::BFloat16", "float", "long int"])") ==
+        "half");
+  CHECK(Of(R"(["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float"])") ==
+        "fp8");
+  CHECK(Of(R"(["long int", "bool", "Scalar"])") == "");
+  CHECK(Of("") == "");
+}
