@@ -280,7 +280,7 @@ llvm::Error detail::createTasks(BuildContext &C) {
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "");
     auto Shapes = trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
-      return {};
+      return It->second; // the precision, as later lookups find it
     std::string_view DimsJson = T.str(static_cast<StringId>(Dims->Value));
     std::optional<std::vector<double>> Lists;
     if (trace::isPointwiseWorkOp(T.name(E)))

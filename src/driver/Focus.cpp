@@ -58,19 +58,6 @@ std::optional<Steps> stepsOf(const trace::Trace &T) {
   return S;
 }
 
-/// Which of \p S's iterations hold GPU work (a kernel, copy or set starts
-/// in them).
-std::vector<uint8_t> busyOf(const Steps &S, std::vector<int64_t> WorkStarts) {
-  std::sort(WorkStarts.begin(), WorkStarts.end());
-  std::vector<uint8_t> Busy;
-  for (size_t I = 0; I < S.Number.size(); ++I) {
-    auto First =
-        std::lower_bound(WorkStarts.begin(), WorkStarts.end(), S.Begin[I]);
-    Busy.push_back(First != WorkStarts.end() && *First < S.End[I]);
-  }
-  return Busy;
-}
-
 /// The trace read whole: what is odd about its iteration markers, as
 /// warnings (a focused read notes them from the survey).
 void noteMarkers(trace::Trace &T) {
@@ -81,8 +68,9 @@ void noteMarkers(trace::Trace &T) {
   for (trace::EventId E = 0; E < T.numEvents(); ++E)
     if (trace::isGpuWork(T.Kind[E]))
       WorkStarts.push_back(T.Start[E]);
-  for (std::string &W : markerWarnings(S->Number, S->Begin, S->End,
-                                       busyOf(*S, std::move(WorkStarts))))
+  for (std::string &W : markerWarnings(
+           S->Number, S->Begin, S->End,
+           iterationsWithWork(S->Begin, S->End, std::move(WorkStarts))))
     T.Warnings.push_back(std::move(W));
 }
 
@@ -207,7 +195,8 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
     if ((S.Flags[I] & TraceSurvey::GpuWork) &&
         (S.Flags[I] & TraceSurvey::Timed))
       WorkStarts.push_back(S.Start[I]);
-  std::vector<uint8_t> Busy = busyOf(*All, std::move(WorkStarts));
+  std::vector<uint8_t> Busy =
+      iterationsWithWork(All->Begin, All->End, std::move(WorkStarts));
   auto Chosen = chooseIterations(All->Number, All->Length, Choice, Busy);
   if (!Chosen) {
     // The graph of the whole file says what is wrong with the choice,

@@ -223,6 +223,20 @@ size_t dd::driver::defaultIteration(llvm::ArrayRef<int64_t> Lengths,
   return Mid[(Mid.size() - 1) / 2];
 }
 
+std::vector<uint8_t>
+dd::driver::iterationsWithWork(llvm::ArrayRef<int64_t> Begin,
+                               llvm::ArrayRef<int64_t> End,
+                               std::vector<int64_t> WorkStarts) {
+  std::sort(WorkStarts.begin(), WorkStarts.end());
+  std::vector<uint8_t> Busy;
+  for (size_t I = 0; I < Begin.size(); ++I) {
+    auto First =
+        std::lower_bound(WorkStarts.begin(), WorkStarts.end(), Begin[I]);
+    Busy.push_back(First != WorkStarts.end() && *First < End[I]);
+  }
+  return Busy;
+}
+
 std::vector<std::string> dd::driver::markerWarnings(
     llvm::ArrayRef<int64_t> Numbers, llvm::ArrayRef<int64_t> Begin,
     llvm::ArrayRef<int64_t> End, llvm::ArrayRef<uint8_t> Busy) {
@@ -312,18 +326,17 @@ struct IterationLists {
 
 static IterationLists iterationLists(const graph::Graph &G) {
   IterationLists L;
-  std::vector<int64_t> GpuStarts;
+  std::vector<int64_t> Begin, End, GpuStarts;
   for (graph::TaskId X = 0; X < G.numTasks(); ++X)
     if (G.isGpu(X))
       GpuStarts.push_back(G.MeasuredStart[X]);
-  std::sort(GpuStarts.begin(), GpuStarts.end());
   for (const graph::Iteration &It : G.Iterations) {
     L.Numbers.push_back(It.Number);
     L.Lengths.push_back(It.measured());
-    auto First =
-        std::lower_bound(GpuStarts.begin(), GpuStarts.end(), It.MeasuredBegin);
-    L.Busy.push_back(First != GpuStarts.end() && *First < It.MeasuredEnd);
+    Begin.push_back(It.MeasuredBegin);
+    End.push_back(It.MeasuredEnd);
   }
+  L.Busy = iterationsWithWork(Begin, End, std::move(GpuStarts));
   return L;
 }
 

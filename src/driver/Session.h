@@ -156,6 +156,11 @@ chooseIterations(llvm::ArrayRef<int64_t> Numbers,
 size_t defaultIteration(const graph::Graph &G);
 size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths,
                         llvm::ArrayRef<uint8_t> Busy = {});
+/// Which of the iterations [Begin[I], End[I]) hold GPU work: one of
+/// \p WorkStarts (the starts of kernels, copies and sets) lies in it.
+std::vector<uint8_t> iterationsWithWork(llvm::ArrayRef<int64_t> Begin,
+                                        llvm::ArrayRef<int64_t> End,
+                                        std::vector<int64_t> WorkStarts);
 /// What is odd about a trace's iteration markers, given by start: markers
 /// that begin before the one before them ends (nested or repeated),
 /// numbers on more than one marker, markers around no GPU work (\p Busy).

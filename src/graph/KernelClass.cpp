@@ -445,3 +445,12 @@ std::string_view graph::kernelPrecision(std::string_view Kernel) {
     return "fp32";
   return "";
 }
+
+std::string_view graph::taskPrecision(const Graph &G, TaskId T) {
+  if (!G.isGpu(T))
+    return trace::Precisions[G.InputPrecision[T]];
+  if (std::string_view P = kernelPrecision(G.name(T)); !P.empty())
+    return P;
+  TaskId Op = launchingOp(G, T);
+  return Op == NoTask ? "" : trace::Precisions[G.InputPrecision[Op]];
+}

@@ -46,6 +46,12 @@ KernelClass kernelClassOf(const Graph &G, TaskId T);
 /// operand letters after `nvjet_`.
 std::string_view kernelPrecision(std::string_view Kernel);
 
+/// Task \p T's precision (the `precision` member): a GPU task's name as
+/// kernelPrecision reads it, else the recorded input types of the operator
+/// that launched it; an operator's own recorded input types
+/// (Graph::InputPrecision). "" where none says.
+std::string_view taskPrecision(const Graph &G, TaskId T);
+
 /// Whether kernels of class \p C carry the FLOPs of the operator that
 /// launched them (GEMM, convolution, attention, norm, softmax and embedding
 /// kernels do; a fill or a copy an attention operator launches does not).

@@ -207,9 +207,6 @@ std::optional<std::vector<int32_t>> rankList(std::string_view S);
 /// payload, else its tensor inputs. None when the trace does not say.
 std::optional<int64_t> recordedBytes(const Trace &T, EventId E);
 
-/// recordedBytes over many events of one trace, each distinct ("Input
-/// Dims", "Input type") pair read once: a trace recorded with shapes
-/// repeats a few thousand of them over hundreds of thousands of operators.
 /// Precisions as ddscript names them (Task `precision`): index 0 is none.
 inline constexpr std::string_view Precisions[] = {"", "fp32", "half", "fp8"};
 /// The precision of an operator's first floating-point tensor input, from
@@ -219,6 +216,9 @@ inline constexpr std::string_view Precisions[] = {"", "fp32", "half", "fp8"};
 /// fp32 weights come later). An index into Precisions.
 uint8_t inputPrecision(std::string_view TypesJson);
 
+/// recordedBytes over many events of one trace, each distinct ("Input
+/// Dims", "Input type") pair read once: a trace recorded with shapes
+/// repeats a few thousand of them over hundreds of thousands of operators.
 class RecordedBytes {
 public:
   explicit RecordedBytes(const Trace &T) : T(T) {}

@@ -4,7 +4,6 @@
 #include "graph/KernelClass.h"
 #include "support/Gpus.h"
 #include "trace/Saved.h"
-#include "trace/Sizes.h"
 #include "vm/VMImpl.h"
 
 #include <algorithm>
@@ -175,19 +174,7 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Task_kind:
     return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
   case MemberId::Task_precision: {
-    // A GPU task: what its kernel name says, else the recorded input types
-    // of the operator that launched it; an operator: its recorded input
-    // types. None where neither says.
-    graph::TaskId X = Obj.asId();
-    std::string_view P;
-    if (G.isGpu(X)) {
-      P = graph::kernelPrecision(G.name(X));
-      graph::TaskId L = G.Launcher[X];
-      if (P.empty() && L != graph::NoTask && G.Parent[L] != graph::NoTask)
-        P = trace::Precisions[G.InputPrecision[G.Parent[L]]];
-    } else {
-      P = trace::Precisions[G.InputPrecision[X]];
-    }
+    std::string_view P = graph::taskPrecision(G, Obj.asId());
     return P.empty() ? Value::none() : Value::string(std::string(P));
   }
   case MemberId::Task_class:
