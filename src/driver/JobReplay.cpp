@@ -407,6 +407,8 @@ std::optional<LoadedJob> dd::driver::loadJobFor(const TraceOptions &O) {
 }
 
 int dd::driver::runJobReplay(const TraceOptions &O) {
+  if (!checkOutputPaths(O))
+    return ExitBadInput;
   if (O.Diverging) {
     reportError("ddscript", "--diverging takes one trace; a job's replay "
                             "prints its numbers and writes a --timeline or a "

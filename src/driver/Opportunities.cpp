@@ -219,7 +219,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
                 fmt::format("--factor must be above 1 (got {:g})", Opt.Factor));
     return ExitBadInput;
   }
-  if (!oneIteration(T, "opportunities"))
+  if (!oneIteration(T, "opportunities") || !checkOutputPaths(T))
     return ExitBadInput;
   std::optional<int64_t> Unprofiled;
   if (!parseUnprofiled(Opt.Unprofiled, T, Unprofiled))

@@ -242,6 +242,9 @@ void printDiverging(const graph::Graph &G, const sim::SimResult &R,
 } // namespace
 
 int dd::driver::runReplay(const TraceOptions &O) {
+  // Every caller (the CLI, the Python module) goes through this check.
+  if (!checkOutputPaths(O))
+    return ExitBadInput;
   auto In = loadInputFor(O, /*Focus=*/true);
   if (!In)
     return ExitBadInput;

@@ -325,6 +325,10 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
 
 int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
                             PreparedModel &PM, RunSetup &S, bool KeepGraph) {
+  // runModel checked already; a caller that prepared the model itself (the
+  // Python module) is checked here, before anything is written.
+  if (!checkOutputPaths(T, &PM.SM))
+    return ExitBadInput;
   const compiler::CompiledModel *Model = &PM.Model;
   const std::string &Path = PM.Path;
   const std::vector<SettingAxis> *Axes = &PM.Axes;

@@ -209,7 +209,7 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"collectives", "trace"}));
   addOutputOptions(ReplayCmd, Replay);
   ReplayCmd->callback([&] {
-    if (!resolveTraces(Replay, "replay", true) || !checkOutputPaths(Replay))
+    if (!resolveTraces(Replay, "replay", true))
       std::exit(ExitBadInput);
     std::exit(Replay.TracePaths.size() > 1 ? runJobReplay(Replay)
                                            : runReplay(Replay));
@@ -263,8 +263,7 @@ int main(int argc, char **argv) {
                      "profiler's CPU overhead taken out, as run's");
   addReportOption(OppCmd, OppTrace, "the ranked what-ifs, with the replay's ");
   OppCmd->callback([&] {
-    std::exit(resolveTraces(OppTrace, "opportunities", false) &&
-                      checkOutputPaths(OppTrace)
+    std::exit(resolveTraces(OppTrace, "opportunities", false)
                   ? runOpportunities(Opp, OppTrace)
                   : ExitBadInput);
   });

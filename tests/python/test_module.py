@@ -239,6 +239,92 @@ class Module(unittest.TestCase):
                       printed.getvalue())
 
 
+
+def _digest(path):
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+class NoClobber(unittest.TestCase):
+    """The module refuses, as the command does, to write a --timeline or
+    --report over one of its inputs: the trace, a rank of a job, the model,
+    through a symlink. Each refusal raises ddscript.Error with the
+    command's message and leaves every input byte for byte as it was."""
+
+    @classmethod
+    def setUpClass(cls):
+        import ddscript
+
+        cls.dd = ddscript
+        cls.tmp = tempfile.mkdtemp(prefix="ddscript-clobber-")
+        src = os.path.join(ARGS.data, "kineto",
+                           "resnet50_v100_workers0.pt.trace.json.gz")
+        cls.trace_path = os.path.join(cls.tmp, "t.json.gz")
+        shutil.copyfile(src, cls.trace_path)
+        cls.link = os.path.join(cls.tmp, "link.json.gz")
+        os.symlink(cls.trace_path, cls.link)
+        cls.model = os.path.join(cls.tmp, "m.dd")
+        with open(cls.model, "w") as f:
+            f.write("scale (select kernel) by 0.5\n")
+        cls.job = os.path.join(cls.tmp, "job")
+        shutil.copytree(os.path.join(ARGS.data, "param", "dlrm_8rank"),
+                        cls.job)
+        cls.trace = ddscript.load(cls.trace_path)
+        cls.inputs = [cls.trace_path, cls.model] + [
+            os.path.join(cls.job, n) for n in sorted(os.listdir(cls.job))]
+        cls.before = {p: _digest(p) for p in cls.inputs}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def refused(self, call, *cli_args):
+        with self.assertRaises(self.dd.Error) as e:
+            call()
+        self.assertIn("would overwrite it", str(e.exception))
+        if cli_args:
+            self.assertIn(str(e.exception), cli_error(*cli_args))
+        for p, d in self.before.items():
+            self.assertEqual(_digest(p), d, p + " was changed")
+
+    def test_run_report_over_trace(self):
+        self.refused(lambda: self.trace.run("amp", report=self.trace_path),
+                     "run", "amp", "--trace", self.trace_path,
+                     "--report", self.trace_path)
+
+    def test_replay_timeline_over_trace(self):
+        self.refused(lambda: self.trace.replay(timeline=self.trace_path),
+                     "replay", "--trace", self.trace_path,
+                     "--timeline", self.trace_path)
+
+    def test_opportunities_report_over_trace(self):
+        self.refused(
+            lambda: self.trace.opportunities(report=self.trace_path),
+            "opportunities", "--trace", self.trace_path,
+            "--report", self.trace_path)
+
+    def test_run_timeline_over_model(self):
+        self.refused(lambda: self.trace.run(self.model, timeline=self.model),
+                     "run", self.model, "--trace", self.trace_path,
+                     "--timeline", self.model)
+
+    def test_symlink_to_trace(self):
+        self.refused(lambda: self.trace.run("amp", report=self.link))
+        self.refused(lambda: self.dd.load(self.link).replay(
+            report=self.trace_path))
+
+    def test_job_rank(self):
+        job = self.dd.load(self.job)
+        rank0 = job.paths[0]
+        self.refused(lambda: job.replay(report=rank0 + ""),
+                     "replay", "--trace", self.job, "--report", rank0)
+        self.refused(lambda: job.run("amp", timeline=rank0))
+
+    def test_sweep_report_over_trace(self):
+        self.refused(lambda: self.trace.run("amp", memory_speedup=[2, 3],
+                                            report=self.trace_path))
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
