@@ -535,9 +535,127 @@ const std::vector<int64_t> &Graph::launchKeys(ResourceId S) const {
   return Keys;
 }
 
+void Graph::launchedBy(TaskId C, std::vector<TaskId> &Out) const {
+  size_t N = numTasks();
+  if (LaunchIndexed > N || LaunchedBegin.empty()) {
+    // First use: a counting sort by launcher.
+    LaunchedBegin.assign(N + 1, 0);
+    for (TaskId X = 0; X < N; ++X)
+      if (Launcher[X] != NoTask)
+        ++LaunchedBegin[Launcher[X] + 1];
+    for (size_t I = 0; I < N; ++I)
+      LaunchedBegin[I + 1] += LaunchedBegin[I];
+    Launched.assign(LaunchedBegin[N], NoTask);
+    std::vector<uint32_t> Fill(LaunchedBegin.begin(), LaunchedBegin.end() - 1);
+    for (TaskId X = 0; X < N; ++X)
+      if (Launcher[X] != NoTask)
+        Launched[Fill[Launcher[X]]++] = X;
+    LaunchedLater.clear();
+    LaunchIndexed = N;
+    LookupWork += N;
+  }
+  for (TaskId X = static_cast<TaskId>(LaunchIndexed); X < N; ++X)
+    if (Launcher[X] != NoTask)
+      LaunchedLater[Launcher[X]].push_back(X);
+  LookupWork += N - LaunchIndexed;
+  LaunchIndexed = N;
+  if (C + 1 < LaunchedBegin.size()) {
+    Out.insert(Out.end(), Launched.begin() + LaunchedBegin[C],
+               Launched.begin() + LaunchedBegin[C + 1]);
+    LookupWork += LaunchedBegin[C + 1] - LaunchedBegin[C];
+  }
+  if (!LaunchedLater.empty()) {
+    auto It = LaunchedLater.find(C);
+    if (It != LaunchedLater.end()) {
+      Out.insert(Out.end(), It->second.begin(), It->second.end());
+      LookupWork += It->second.size();
+    }
+  }
+}
+
+/// launchFrontier's order: by launcher position, then order key; among
+/// equal keys the lowest id sorts last, so it is the one taken.
+static bool frontierLess(const Graph::FrontierEntry &A,
+                         const Graph::FrontierEntry &B) {
+  if (A.Pos != B.Pos)
+    return A.Pos < B.Pos;
+  if (A.Key != B.Key)
+    return A.Key < B.Key;
+  return A.Task > B.Task;
+}
+
+void Graph::addToFrontier(TaskId X) const {
+  TaskId L = Launcher[X];
+  // A call added since the last finalize has no position yet.
+  if (!isGpu(X) || L == NoTask || L >= PosOnRes.size() || isRemoved(L) ||
+      Res[L] == NoResource || Res[X] == NoResource ||
+      Resources[Res[L]].Kind != ResourceKind::CpuThread)
+    return;
+  auto &Streams = FrontierIndex[Res[L]];
+  auto S = std::find_if(Streams.begin(), Streams.end(),
+                        [&](const auto &P) { return P.first == Res[X]; });
+  if (S == Streams.end()) {
+    Streams.push_back({Res[X], {}});
+    S = Streams.end() - 1;
+  }
+  FrontierEntry E{PosOnRes[L], OrderKey[X], X};
+  auto &V = S->second;
+  if (FrontierSorting || V.empty() || !frontierLess(E, V.back())) {
+    V.push_back(E);
+  } else {
+    V.insert(std::upper_bound(V.begin(), V.end(), E, frontierLess), E);
+    LookupWork += V.size();
+  }
+}
+
+void Graph::launchFrontier(ResourceId Thread, uint32_t Pos,
+                           std::vector<TaskId> &Out) const {
+  assert(!LookupsStale && "launchFrontier needs the order of a finalize");
+  size_t N = numTasks();
+  if (!FrontierBuilt) {
+    // In bulk: append every entry, then sort each list once.
+    FrontierIndex.clear();
+    FrontierBuilt = true;
+    FrontierIndexed = N;
+    FrontierSorting = true;
+    for (TaskId X = 0; X < N; ++X)
+      addToFrontier(X);
+    FrontierSorting = false;
+    for (auto &KV : FrontierIndex)
+      for (auto &S : KV.second)
+        std::sort(S.second.begin(), S.second.end(), frontierLess);
+    LookupWork += N;
+  }
+  for (TaskId X = static_cast<TaskId>(FrontierIndexed); X < N; ++X)
+    addToFrontier(X);
+  LookupWork += N - FrontierIndexed;
+  FrontierIndexed = N;
+  auto It = FrontierIndex.find(Thread);
+  if (It == FrontierIndex.end())
+    return;
+  std::vector<std::pair<ResourceId, TaskId>> Found;
+  for (const auto &[Stream, V] : It->second) {
+    auto End = std::upper_bound(
+        V.begin(), V.end(), Pos,
+        [](uint32_t P, const FrontierEntry &E) { return P < E.Pos; });
+    while (End != V.begin()) {
+      --End;
+      ++LookupWork;
+      if (!isRemoved(End->Task) && !isRemoved(Launcher[End->Task])) {
+        Found.push_back({Stream, End->Task});
+        break;
+      }
+    }
+  }
+  std::sort(Found.begin(), Found.end());
+  for (auto &F : Found)
+    Out.push_back(F.second);
+}
+
 bool Graph::finalize(std::string *Error) {
   size_t N = numTasks();
   LaunchKeyCached.clear();
+  FrontierBuilt = false;
   // Resource order over all leaves, removed ones included, so a removed
   // leaf knows the live leaf before it.
   ResourceTasks.assign(Resources.size(), {});

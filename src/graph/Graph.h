@@ -339,6 +339,29 @@ public:
   /// is launch order). Computed on first use after a finalize.
   const std::vector<int64_t> &launchKeys(ResourceId S) const;
 
+  /// Appends to \p Out the GPU tasks call \p C launched (Launcher == C),
+  /// removed ones included, in id order. Cost: what it appends. An inverse
+  /// index built on first use and extended with the tasks added since (a
+  /// task's launcher is set when it is added, before the next lookup).
+  void launchedBy(TaskId C, std::vector<TaskId> &Out) const;
+  /// The GPU work CPU thread \p Thread had enqueued when its leaf at
+  /// position \p Pos (PosOnRes) ended: on each stream, the live task
+  /// launched last from a live call of the thread at or before \p Pos (the
+  /// highest order key among one call's). Appends in stream order. Needs the
+  /// order of a finalize; tasks added since with a launcher from before it
+  /// count. Cost: the thread's streams times a binary search.
+  void launchFrontier(ResourceId Thread, uint32_t Pos,
+                      std::vector<TaskId> &Out) const;
+  /// Work the lookups above did since the graph was made (entries indexed
+  /// and visited): a measure for complexity tests, which no machine blurs.
+  uint64_t lookupWork() const { return LookupWork; }
+  /// An entry of launchFrontier's index.
+  struct FrontierEntry {
+    uint32_t Pos;
+    int64_t Key;
+    TaskId Task;
+  };
+
   /// Leaves enclosed by container \p T (or {T} for a leaf), live only.
   std::vector<TaskId> leavesOf(TaskId T) const;
   /// For a removed leaf, after finalize: the last live leaf before it on
@@ -351,6 +374,25 @@ private:
   /// launchKeys' per-stream cache, cleared by finalize.
   mutable std::vector<std::vector<int64_t>> LaunchKeyCache;
   mutable std::vector<uint8_t> LaunchKeyCached;
+  /// launchedBy's index: CSR over the first LaunchIndexed tasks, and the
+  /// tasks added since, by launcher.
+  mutable std::vector<uint32_t> LaunchedBegin;
+  mutable std::vector<TaskId> Launched;
+  mutable llvm::DenseMap<TaskId, std::vector<TaskId>> LaunchedLater;
+  mutable size_t LaunchIndexed = 0;
+  /// launchFrontier's index, rebuilt after each finalize: per thread, its
+  /// streams, each with the GPU tasks the thread launched onto it sorted
+  /// by (launcher position, order key); tasks added since are merged in
+  /// as they are seen.
+  mutable llvm::DenseMap<
+      ResourceId,
+      std::vector<std::pair<ResourceId, std::vector<FrontierEntry>>>>
+      FrontierIndex;
+  mutable bool FrontierBuilt = false;
+  mutable bool FrontierSorting = false;
+  mutable size_t FrontierIndexed = 0;
+  mutable uint64_t LookupWork = 0;
+  void addToFrontier(TaskId X) const;
   bool RanksValid = false;
   /// Kahn order of the last acyclicity check: 2*T start, 2*T+1 end.
   std::vector<uint32_t> TopoRank;

@@ -70,47 +70,35 @@ struct TaskMembers {
     std::vector<TaskId> L = G.leavesOf(T);
     return L.empty() ? graph::NoResource : G.Res[L.front()];
   }
-  llvm::BitVector kernels() const {
-    llvm::BitVector Out(G.numTasks());
-    llvm::BitVector Callers(G.numTasks());
+  /// The GPU work the task's calls launched: the launch index, not a scan
+  /// of the graph (cost: the task's leaves and their kernels).
+  void kernels(llvm::BitVector &Out) const {
+    std::vector<TaskId> Launched;
     for (TaskId L : G.leavesOf(T))
-      Callers.set(L);
-    for (TaskId X = 0; X < G.numTasks(); ++X)
-      if (G.isGpu(X) && !G.isRemoved(X) && G.Launcher[X] != NoTask &&
-          Callers.test(G.Launcher[X]))
+      G.launchedBy(L, Launched);
+    for (TaskId X : Launched)
+      if (!G.isRemoved(X))
         Out.set(X);
-    return Out;
   }
   /// The GPU work the task's thread had enqueued when the task ended: on
   /// each stream, the last task launched from the thread up to then (what a
   /// CUDA event recorded at that point would stand for).
-  llvm::BitVector gpuFrontier() const {
-    llvm::BitVector Out(G.numTasks());
+  void gpuFrontier(llvm::BitVector &Out) const {
     std::vector<TaskId> Leaves = G.leavesOf(T);
     if (Leaves.empty())
-      return Out;
+      return;
     TaskId Last = Leaves.back();
-    graph::ResourceId Thread = G.Res[Last];
     if (G.isGpu(Last)) {
       Out.set(Last);
-      return Out;
+      return;
     }
-    uint32_t Pos = G.PosOnRes[Last];
-    llvm::DenseMap<graph::ResourceId, std::pair<uint32_t, TaskId>> Best;
-    for (TaskId X = 0; X < G.numTasks(); ++X) {
-      TaskId L = G.Launcher[X];
-      if (!G.isGpu(X) || G.isRemoved(X) || L == NoTask || G.isRemoved(L) ||
-          G.Res[L] != Thread || G.PosOnRes[L] > Pos)
-        continue;
-      auto [It, New] = Best.try_emplace(G.Res[X], G.PosOnRes[L], X);
-      if (!New && (G.PosOnRes[L] > It->second.first ||
-                   (G.PosOnRes[L] == It->second.first &&
-                    G.OrderKey[X] > G.OrderKey[It->second.second])))
-        It->second = {G.PosOnRes[L], X};
-    }
-    for (auto &KV : Best)
-      Out.set(KV.second.second);
-    return Out;
+    // A call added since the last finalize has no position on its thread.
+    if (Last >= G.PosOnRes.size() || G.Res[Last] == graph::NoResource)
+      return;
+    std::vector<TaskId> Frontier;
+    G.launchFrontier(G.Res[Last], G.PosOnRes[Last], Frontier);
+    for (TaskId X : Frontier)
+      Out.set(X);
   }
   void neighbours(llvm::BitVector &Out, bool Preds) const {
     std::vector<TaskId> Leaves = G.leavesOf(T);
@@ -303,12 +291,18 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   }
   case MemberId::Task_launcher:
     return TaskOrNone(G.Launcher[Obj.asId()]);
-  case MemberId::Task_kernels:
-    return taskSet(TaskMembers{*this, G, Obj.asId()}.kernels());
+  case MemberId::Task_kernels: {
+    llvm::BitVector Out = emptySet();
+    TaskMembers{*this, G, Obj.asId()}.kernels(Out);
+    return taskSet(std::move(Out));
+  }
   case MemberId::Task_parent:
     return TaskOrNone(G.Parent[Obj.asId()]);
-  case MemberId::Task_gpu_frontier:
-    return taskSet(TaskMembers{*this, G, Obj.asId()}.gpuFrontier());
+  case MemberId::Task_gpu_frontier: {
+    llvm::BitVector Out = emptySet();
+    TaskMembers{*this, G, Obj.asId()}.gpuFrontier(Out);
+    return taskSet(std::move(Out));
+  }
   case MemberId::Task_preds:
   case MemberId::Task_succs: {
     llvm::BitVector Out = emptySet();
@@ -380,7 +374,7 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
           Out.set(G.Launcher[T]);
         break;
       case MemberId::Set_kernels:
-        Out |= M.kernels();
+        M.kernels(Out);
         break;
       case MemberId::Set_parents:
         if (G.Parent[T] != NoTask)

@@ -115,3 +115,90 @@ TEST_CASE("scaling CPU time leaves GPU work and dependency delays alone") {
   // a: 5..55; the launch delay stays 6 ns.
   CHECK(Res->Start[K] >= 55 + 6);
 }
+
+namespace {
+/// A thread launching onto two streams: \p Calls calls, every one a kernel
+/// on stream 0, every third one a second on stream 1.
+struct LaunchGraph {
+  MiniGraph M;
+  ResourceId T, S0, S1;
+  std::vector<TaskId> Calls;
+  explicit LaunchGraph(size_t N) {
+    T = M.thread("t");
+    S0 = M.stream("s0");
+    S1 = M.stream("s1");
+    for (size_t I = 0; I < N; ++I)
+      Calls.push_back(M.task(T, "aten::op", 5, 1));
+    for (size_t I = 0; I < N; ++I) {
+      TaskId K = M.task(S0, "k", 3, 0, TaskKind::Kernel);
+      M.G.Launcher[K] = Calls[I];
+      if (I % 3 == 0) {
+        TaskId K1 = M.task(S1, "k1", 3, 0, TaskKind::Kernel);
+        M.G.Launcher[K1] = Calls[I];
+      }
+    }
+  }
+  /// What a scan of every task finds (the definition the index answers).
+  std::vector<TaskId> scanLaunched(TaskId C) const {
+    std::vector<TaskId> Out;
+    for (TaskId X = 0; X < M.G.numTasks(); ++X)
+      if (M.G.Launcher[X] == C)
+        Out.push_back(X);
+    return Out;
+  }
+  std::vector<TaskId> scanFrontier(uint32_t Pos) const {
+    const Graph &G = M.G;
+    std::vector<TaskId> Out;
+    for (ResourceId S : {S0, S1}) {
+      TaskId Best = NoTask;
+      for (TaskId X = 0; X < G.numTasks(); ++X) {
+        TaskId L = G.Launcher[X];
+        if (G.Res[X] == S && L != NoTask && !G.isRemoved(X) &&
+            !G.isRemoved(L) && G.PosOnRes[L] <= Pos &&
+            (Best == NoTask || G.PosOnRes[L] >= G.PosOnRes[G.Launcher[Best]]))
+          Best = X;
+      }
+      if (Best != NoTask)
+        Out.push_back(Best);
+    }
+    return Out;
+  }
+};
+} // namespace
+
+TEST_CASE("the launch index answers what a scan of the graph does, with "
+          "work linear in the graph") {
+  LaunchGraph L(300);
+  REQUIRE(L.M.G.finalize());
+  const Graph &G = L.M.G;
+  for (TaskId C : L.Calls) {
+    std::vector<TaskId> Got;
+    G.launchedBy(C, Got);
+    CHECK(Got == L.scanLaunched(C));
+    Got.clear();
+    G.launchFrontier(L.T, G.PosOnRes[C], Got);
+    CHECK(Got == L.scanFrontier(G.PosOnRes[C]));
+  }
+  // Asking for every call's kernels and frontier costs the index's build
+  // and what the answers hold, not the graph per call: the old scans did
+  // 300 x 800 visits here.
+  CHECK(G.lookupWork() < 8 * G.numTasks());
+
+  // Kernels a model adds later are found, and removed ones skipped.
+  Graph &W = L.M.G;
+  TaskId Added = L.M.task(L.S1, "added", 2, 0, TaskKind::Kernel);
+  W.Launcher[Added] = L.Calls[1];
+  std::vector<TaskId> Got;
+  W.launchedBy(L.Calls[1], Got);
+  CHECK(Got == L.scanLaunched(L.Calls[1]));
+  Got.clear();
+  W.launchFrontier(L.T, W.PosOnRes[L.Calls[2]], Got);
+  CHECK(Got == std::vector<TaskId>{Got[0], Added});
+  llvm::BitVector Gone(W.numTasks());
+  Gone.set(Added);
+  W.removeTasks(Gone);
+  REQUIRE(W.finalize());
+  Got.clear();
+  W.launchFrontier(L.T, W.PosOnRes[L.Calls[2]], Got);
+  CHECK(Got == L.scanFrontier(W.PosOnRes[L.Calls[2]]));
+}
