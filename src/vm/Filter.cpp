@@ -166,8 +166,10 @@ private:
       });
       return C;
     case MemberId::Task_bytes:
+      // Unknown sizes are none, as the member t.bytes gives them: a
+      // predicate and a filter over it agree.
       Nums(Dim::bytes(), [&](TaskId T) {
-        return G.Bytes[T] < 0 ? 0.0 : static_cast<double>(G.Bytes[T]);
+        return G.Bytes[T] < 0 ? NaN : static_cast<double>(G.Bytes[T]);
       });
       return C;
     case MemberId::Task_iteration:
