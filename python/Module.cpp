@@ -78,7 +78,7 @@ public:
     Unprofiled = std::move(UnprofiledText);
     if (!resolveTraces(O, "load", /*Job=*/true))
       return ExitBadInput;
-    std::optional<int64_t> Target;
+    ProfilerRequest Target;
     if (!parseUnprofiled(Unprofiled, O, Target))
       return ExitBadInput;
     if (isJob()) {

@@ -232,7 +232,8 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
     iteration ("all", or a number as the trace numbers it; default a
     steady-state one), window ("START:END" in microseconds), calibration
     ("exact" or "typical"), clock ("collectives" or "trace", for a job) and
-    unprofiled ("35.5ms": the iteration time measured without the profiler)
+    unprofiled ("per-event": the profiler's cost per recorded event taken
+    out; or "35.5ms": the iteration time measured without the profiler)
     are the command's --iteration, --window, --calibration, --clock and
     --unprofiled."""
     paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)

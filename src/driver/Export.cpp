@@ -87,7 +87,7 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     One.TracePaths = {Traces[I]};
     if (PM && !checkRun(*PM, One))
       return ExitBadInput;
-    RunSetupResult Setup = setupRun(One, std::nullopt);
+    RunSetupResult Setup = setupRun(One, ProfilerRequest());
     if (!Setup.Setup)
       return Setup.Rc;
     RunSetup &S = *Setup.Setup;

@@ -20,6 +20,7 @@
 #include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "driver/Sweep.h"
 #include "graph/KernelClass.h"
 #include "support/Parallel.h"
 #include "trace/TraceReader.h"
@@ -165,6 +166,15 @@ void printJson(const std::string &TracePath, const graph::Iteration &It,
     W.field("unprofiled_ns", Fit.Target);
     W.field("cpu_scale", Fit.CpuScale);
   }
+  if (Fit.PerEvent) {
+    W.field("profiled_replay_ns", Fit.ProfiledReplay);
+    W.key("profiler").beginObject();
+    W.field("model", "per_event");
+    W.field("per_event_ns", Fit.PerEventNs);
+    W.field("events", Fit.Events);
+    W.field("removed_ns", Fit.Removed);
+    W.endObject();
+  }
   W.field("factor", Factor);
   W.key("opportunities").beginArray();
   for (const WhatIf &X : Ok) {
@@ -192,7 +202,13 @@ void printText(const std::string &TracePath, const graph::Iteration &It,
     S += fmt::format("measured   {} without the profiler (--unprofiled); "
                      "CPU work scaled x{:.3f} before the what-ifs\n",
                      formatDuration(Fit.Target), Fit.CpuScale);
-  S += fmt::format("replayed   {}\n\n", formatDuration(BaseNs));
+  if (Fit.PerEvent)
+    S +=
+        profilerLine(Fit.PerEventNs, Fit.Events, Fit.Removed) +
+        fmt::format("replayed   {} with the profiler; {} without it\n\n",
+                    formatDuration(Fit.ProfiledReplay), formatDuration(BaseNs));
+  else
+    S += fmt::format("replayed   {}\n\n", formatDuration(BaseNs));
   Table Tb;
   Tb.row({"", "what if", "predicted", "speedup", "gain"});
   for (size_t C = 2; C < 5; ++C)
@@ -221,7 +237,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   }
   if (!oneIteration(T, "opportunities") || !checkOutputPaths(T))
     return ExitBadInput;
-  std::optional<int64_t> Unprofiled;
+  ProfilerRequest Unprofiled;
   if (!parseUnprofiled(Opt.Unprofiled, T, Unprofiled))
     return ExitBadInput;
   auto Rp = loadReplayed(T);
@@ -235,7 +251,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   if (!Fitted)
     return ExitInternal;
   const ProfilerFit &Fit = *Fitted;
-  if (Fit.Applied) {
+  if (Fit.changed()) {
     auto R = sim::simulate(*G);
     if (!R) {
       reportError(T.TracePath, llvm::toString(R.takeError()));

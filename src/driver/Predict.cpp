@@ -28,17 +28,17 @@ Baseline RunSetup::baseline() const {
 }
 
 RunSetupResult dd::driver::setupRun(const TraceOptions &T,
-                                    std::optional<int64_t> Unprofiled) {
+                                    const ProfilerRequest &Req) {
   RunSetupResult Out;
   Out.Rc = ExitBadInput;
   auto R = loadReplayed(T);
   if (!R)
     return Out;
   Out.Rc = ExitInternal;
-  auto Fit = applyUnprofiled(R->G, R->Chosen, Unprofiled, T.TracePath);
+  auto Fit = applyUnprofiled(R->G, R->Chosen, Req, T.TracePath);
   if (!Fit)
     return Out;
-  if (Fit->Applied) {
+  if (Fit->changed()) {
     // The CPU work was scaled: the baseline is the replay with it.
     auto Base = sim::simulate(R->G);
     if (!Base) {
@@ -130,6 +130,12 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
       O.CpuScale = B.Unprofiled.CpuScale;
       O.CpuScaleLow = B.Unprofiled.ScaleLow;
       O.CpuScaleHigh = B.Unprofiled.ScaleHigh;
+    }
+    if (B.Unprofiled.PerEvent) {
+      O.ProfiledReplay = B.Unprofiled.ProfiledReplay;
+      O.PerEventNs = B.Unprofiled.PerEventNs;
+      O.ProfilerEvents = B.Unprofiled.Events;
+      O.ProfilerRemoved = B.Unprofiled.Removed;
     }
     O.Baseline = sim::iterationTime(G, *B.Base, It);
     O.PredictedSpan = sim::iterationTime(G, *Pred, It);
@@ -377,33 +383,80 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
 }
 
 bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
-                                 std::optional<int64_t> &Target) {
+                                 ProfilerRequest &Out) {
   if (Text.empty())
     return true;
+  if (T.TracePaths.size() > 1) {
+    reportError("ddscript", "--unprofiled takes one trace; a job's ranks "
+                            "each have their own (not supported yet)");
+    return false;
+  }
+  std::string_view Mode = Text;
+  if (Mode.substr(0, 9) == "per-event") {
+    Out.PerEventNs = DefaultPerEventNs;
+    std::string_view Rest = Mode.substr(9);
+    if (Rest.empty())
+      return true;
+    auto V = Rest.front() == '='
+                 ? parseQuantity(std::string(Rest.substr(1)), Dim::duration())
+                 : std::nullopt;
+    if (!V || *V < 1 || !(*V < 1e9)) {
+      reportError("ddscript",
+                  "--unprofiled " + Text +
+                      ": per-event takes the profiler's cost per recorded "
+                      "CPU event as a duration above zero and below 1 s, "
+                      "like per-event=4us");
+      return false;
+    }
+    Out.PerEventNs = std::llround(*V);
+    return true;
+  }
   auto V = parseQuantity(Text, Dim::duration());
   if (!V || *V < 1 || !(*V < double(graph::MaxTime))) {
     reportError("ddscript", "--unprofiled " + Text +
                                 ": give the iteration time measured without "
                                 "the profiler as a duration above zero, like "
-                                "35.5ms");
+                                "35.5ms, or per-event (the profiler's cost "
+                                "per recorded event taken out)");
     return false;
   }
-  if (T.TracePaths.size() > 1) {
-    reportError("ddscript", "--unprofiled takes one trace's time; a job has "
-                            "one per rank (not supported yet)");
-    return false;
-  }
-  Target = std::llround(*V);
+  Out.Target = std::llround(*V);
   return true;
+}
+
+/// `--unprofiled per-event`: the cost taken out of \p G, counted over the
+/// reported iteration, with that iteration's replay before and after.
+static std::optional<ProfilerFit>
+applyPerEvent(graph::Graph &G, const std::vector<size_t> &Chosen,
+              int64_t PerEventNs, const std::string &TracePath) {
+  ProfilerFit F;
+  F.PerEvent = true;
+  F.PerEventNs = PerEventNs;
+  auto Before = sim::simulate(G);
+  if (!Before) {
+    reportError(TracePath, llvm::toString(Before.takeError()));
+    return std::nullopt;
+  }
+  int64_t Sum = 0;
+  for (size_t I : Chosen)
+    Sum += sim::iterationTime(G, *Before, G.Iterations[I]);
+  F.ProfiledReplay = Sum / static_cast<int64_t>(Chosen.size());
+  graph::ProfilerCost C = graph::removeProfilerCost(
+      G, PerEventNs, G.Dur, G.Gap, static_cast<int32_t>(Chosen.front()));
+  F.Events = C.Events;
+  F.Removed = C.Removed;
+  return F;
 }
 
 std::optional<ProfilerFit>
 dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
-                            std::optional<int64_t> Target,
+                            const ProfilerRequest &Req,
                             const std::string &TracePath) {
-  if (!Target)
+  if (Req.PerEventNs > 0)
+    return applyPerEvent(G, Chosen, Req.PerEventNs, TracePath);
+  if (!Req.Target)
     return ProfilerFit();
-  auto F = fitUnprofiled(G, Chosen, *Target);
+  auto F = fitUnprofiled(G, Chosen, *Req.Target);
   if (!F) {
     reportError(TracePath, llvm::toString(F.takeError()));
     return std::nullopt;

@@ -85,6 +85,18 @@ struct ProfilerFit {
   /// unprofiled run is bound by GPU work, and CpuScale is the largest that
   /// keeps the replay at that floor (an upper bound on CPU time).
   bool GpuBound = false;
+  /// `--unprofiled per-event`: the profiler's cost per recorded CPU event
+  /// taken out (graph::removeProfilerCost) instead of a fitted scale. The
+  /// counts are the reported iteration's; ProfiledReplay is its replay
+  /// before the cost came out (the check against the trace).
+  bool PerEvent = false;
+  int64_t PerEventNs = 0;
+  uint64_t Events = 0;
+  int64_t Removed = 0;
+  int64_t ProfiledReplay = 0;
+  /// Whether the graph's CPU work was changed (and the baseline replayed
+  /// again).
+  bool changed() const { return Applied || PerEvent; }
 };
 constexpr double MinCpuScale = 1.0 / 64, MaxCpuScale = 4.0;
 
@@ -97,14 +109,24 @@ llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
 
 /// Reads --unprofiled's \p Text (empty: not given) into \p Target; false,
 /// with the error reported, where it is not a duration or \p T is a job.
+/// What --unprofiled asks for: the time measured without the profiler
+/// (a fit of CPU speed to it), or the per-event model.
+struct ProfilerRequest {
+  std::optional<int64_t> Target;
+  int64_t PerEventNs = 0; ///< above 0: `per-event[=TIME]`
+};
+/// The profiler's cost per recorded CPU event on the traces ddscript's
+/// ground truth was recorded with (record_shapes and profile_memory on;
+/// fitted by tests/cli/fit_profiler_cost.py, docs/validation.md).
+constexpr int64_t DefaultPerEventNs = 5500;
 bool parseUnprofiled(const std::string &Text, const TraceOptions &T,
-                     std::optional<int64_t> &Target);
+                     ProfilerRequest &Out);
 /// fitUnprofiled where \p Target is given (else a fit not applied), with a
 /// warning where the fit is GPU-bound or out of range; none, with the error
 /// reported, where the graph cannot be simulated.
 std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
                                            const std::vector<size_t> &Chosen,
-                                           std::optional<int64_t> Target,
+                                           const ProfilerRequest &Req,
                                            const std::string &TracePath);
 
 /// The trace side of a run, shared by every point of a sweep: the trace, its
@@ -143,8 +165,7 @@ struct RunSetupResult {
   std::unique_ptr<RunSetup> Setup;
   int Rc = 0;
 };
-RunSetupResult setupRun(const TraceOptions &T,
-                        std::optional<int64_t> Unprofiled);
+RunSetupResult setupRun(const TraceOptions &T, const ProfilerRequest &Req);
 
 /// One reported iteration: measured, replayed and predicted time.
 struct Outcome {
@@ -161,6 +182,11 @@ struct Outcome {
   double CpuScale = 1.0;
   /// ProfilerFit::ScaleLow and ScaleHigh.
   double CpuScaleLow = 1.0, CpuScaleHigh = 1.0;
+  /// With `--unprofiled per-event`: Measured stays the trace's, Baseline is
+  /// the replay without the profiler's cost, ProfiledReplay the replay with
+  /// it; the cost per event, the events and the time taken out.
+  int64_t ProfiledReplay = 0, PerEventNs = 0, ProfilerRemoved = 0;
+  uint64_t ProfilerEvents = 0;
   /// The model removed all of the iteration's work: nothing is left to
   /// time, and there is no speedup to give.
   bool emptied() const { return Predicted <= 0; }
@@ -172,7 +198,8 @@ struct Outcome {
   /// Writes the speedup, or null when emptied().
   void speedupJson(JsonWriter &W) const;
   double replayError() const {
-    return Measured ? double(Baseline - Measured) / double(Measured) : 0.0;
+    int64_t Replayed = ProfiledReplay ? ProfiledReplay : Baseline;
+    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
   }
   /// (predicted - replayed) / replayed, steady states both.
   double change() const {

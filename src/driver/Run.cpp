@@ -120,6 +120,15 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
     W.value(O.CpuScaleHigh);
     W.endArray();
   }
+  if (O.PerEventNs) {
+    W.field("profiled_replay_ns", O.ProfiledReplay);
+    W.key("profiler").beginObject();
+    W.field("model", "per_event");
+    W.field("per_event_ns", O.PerEventNs);
+    W.field("events", O.ProfilerEvents);
+    W.field("removed_ns", O.ProfilerRemoved);
+    W.endObject();
+  }
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
   O.speedupJson(W);
@@ -309,7 +318,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   auto P = prepareModel(M);
   if (!P || !checkOutputPaths(T, &P->SM))
     return ExitBadInput;
-  std::optional<int64_t> Unprofiled;
+  ProfilerRequest Unprofiled;
   if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
     return ExitBadInput;
   if (T.TracePaths.size() > 1)

@@ -144,6 +144,14 @@ std::string dd::driver::modelLines(const std::string &ModelPath,
   return S;
 }
 
+std::string dd::driver::profilerLine(int64_t PerEventNs, uint64_t Events,
+                                     int64_t Removed) {
+  return fmt::format("profiler   {} per recorded CPU event x {} events: {} "
+                     "of CPU work taken out (--unprofiled per-event)\n",
+                     formatDuration(PerEventNs), formatCount(Events),
+                     formatDuration(Removed));
+}
+
 std::string dd::driver::iterationLines(const graph::Graph &G,
                                        const Outcome &O) {
   std::string S =
@@ -157,8 +165,21 @@ std::string dd::driver::iterationLines(const graph::Graph &G,
                      "take the profiler's overhead out\n",
                      formatDuration(O.Measured), formatDuration(O.Profiled),
                      O.CpuScale);
+  else if (O.PerEventNs)
+    S += fmt::format("measured   {} in the trace, with the profiler\n",
+                     formatDuration(O.Measured));
   else
     S += fmt::format("measured   {}\n", formatDuration(O.Measured));
+  if (O.PerEventNs) {
+    S += fmt::format("replayed   {}   error {}\n",
+                     formatDuration(O.ProfiledReplay),
+                     formatPercent(O.replayError(), true));
+    S += profilerLine(O.PerEventNs, O.ProfilerEvents, O.ProfilerRemoved);
+    S += fmt::format("unprofiled {}   the replay without the profiler's "
+                     "cost: what the speedup is against\n",
+                     formatDuration(O.Baseline));
+    return S;
+  }
   S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),
                    formatPercent(O.replayError(), true));
   return S;

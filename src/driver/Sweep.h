@@ -64,6 +64,9 @@ std::string modelLines(const std::string &ModelPath,
 /// The reported iteration (where it is among \p G's, whether it is the
 /// steady-state one), its measured and its replayed time.
 std::string iterationLines(const graph::Graph &G, const Outcome &O);
+/// The `profiler` line of `--unprofiled per-event`: the cost per event, the
+/// reported iteration's events and the CPU time taken out.
+std::string profilerLine(int64_t PerEventNs, uint64_t Events, int64_t Removed);
 
 /// One run of a sweep, as its outputs show it.
 struct SweepRow {

@@ -1,5 +1,6 @@
 #include "graph/Edit.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace dd;
@@ -94,4 +95,41 @@ void dd::graph::scaleCpuTime(const Graph &G, double Factor,
 
 void dd::graph::scaleCpuTime(Graph &G, double Factor) {
   scaleCpuTime(G, Factor, G.Dur, G.Gap);
+}
+
+dd::graph::ProfilerCost dd::graph::removeProfilerCost(const Graph &G,
+                                                      int64_t PerEvent,
+                                                      std::vector<int64_t> &Dur,
+                                                      std::vector<int64_t> &Gap,
+                                                      int32_t CountIteration) {
+  ProfilerCost Out;
+  if (PerEvent <= 0)
+    return Out;
+  // Events starting at each leaf: itself and the containers it opens.
+  std::vector<uint32_t> Opens(G.numTasks(), 0);
+  for (TaskId C = 0; C < G.numTasks(); ++C)
+    if (G.isContainer(C) && !G.isRemoved(C) && G.FirstLeaf[C] != NoTask &&
+        G.MeasuredDur[C] != NoTime)
+      ++Opens[G.FirstLeaf[C]];
+  for (TaskId X = 0; X < G.numTasks(); ++X) {
+    if (G.isGpu(X) || !G.isLeaf(X) || G.isRemoved(X) ||
+        G.Res[X] == NoResource || G.MeasuredDur[X] == NoTime ||
+        G.Resources[G.Res[X]].Kind != ResourceKind::CpuThread)
+      continue;
+    uint64_t Events = 1 + Opens[X];
+    bool Counted = CountIteration < 0 || G.IterationOf[X] == CountIteration;
+    if (Counted)
+      Out.Events += Events;
+    int64_t Cost = static_cast<int64_t>(std::min<uint64_t>(
+        Events * static_cast<uint64_t>(PerEvent), uint64_t(MaxTime)));
+    int64_t FromGap =
+        std::clamp<int64_t>(Cost, 0, std::max<int64_t>(Gap[X], 0));
+    Gap[X] -= FromGap;
+    int64_t FromDur = std::clamp<int64_t>(Cost - FromGap, 0,
+                                          std::max<int64_t>(Dur[X], 0) / 2);
+    Dur[X] -= FromDur;
+    if (Counted)
+      Out.Removed += FromGap + FromDur;
+  }
+  return Out;
 }

@@ -47,6 +47,26 @@ void scaleCpuTime(Graph &G, double Factor);
 void scaleCpuTime(const Graph &G, double Factor, std::vector<int64_t> &Dur,
                   std::vector<int64_t> &Gap);
 
+/// What removeProfilerCost took out.
+struct ProfilerCost {
+  uint64_t Events = 0; ///< recorded CPU events (operators, calls, ranges)
+  int64_t Removed = 0; ///< nanoseconds of CPU time taken out
+};
+
+/// The profiler's own cost taken out of the CPU work, per recorded event:
+/// each CPU event (an operator, a runtime call, a range) cost its thread
+/// \p PerEvent ns to record. A leaf carries the cost of itself and of every
+/// container that starts with it; it comes out of the gap before the leaf
+/// first (where a recorded event's entry callbacks run), then out of the
+/// leaf, never more than half of it (no call becomes free). Leaves a model
+/// inserted (no measured time) and GPU work stay. Into \p Dur and \p Gap.
+/// The counts are over iteration \p CountIteration's leaves (all the
+/// graph's with -1); the cost comes out of every iteration.
+ProfilerCost removeProfilerCost(const Graph &G, int64_t PerEvent,
+                                std::vector<int64_t> &Dur,
+                                std::vector<int64_t> &Gap,
+                                int32_t CountIteration = -1);
+
 } // namespace dd::graph
 
 #endif

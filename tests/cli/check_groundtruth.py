@@ -18,8 +18,10 @@ Each is compared with the variant's profiler-free time; and the sum of
 GPU work in the iteration predicted by `ddscript compare BASELINE VARIANT
 --model MODEL` with the variant's trace (kernel time, which the host's CPU
 speed does not blur). `--set MODEL:NAME=VALUE` adds a setting to every run
-of that model (`--set amp:physical=true`). No error bound is
-asserted yet (first we learn where we stand); the check fails where a run
+of that model (`--set amp:physical=true`). An error bound is
+asserted only with --max-per-event BOUND, on the mean |error| of the
+prediction from the trace alone with the per-event model (--unprofiled
+per-event; --per-event TIME tries another cost); the check fails where a run
 fails, prints no prediction, or where --unprofiled's replay misses the
 baseline's time by more than 2% without saying the run is bound by GPU work.
 Pairs no model covers are listed as such. --markdown prints the table for
@@ -178,6 +180,10 @@ def main(argv):
     man = json.load(open(os.path.join(gt, "manifest.json")))
     conf = {(c["model"], c["variant"]): c for c in man["configurations"]}
     rows, errors_trace, errors_unprof, errors_gpu = [], [], [], []
+    errors_perev = []
+    per_event = "per-event"
+    if "--per-event" in argv:
+        per_event += "=" + argv[argv.index("--per-event") + 1]
     for p in man["pairs"]:
         base = conf[(p["model"], p["baseline"])]
         var = conf[(p["model"], p["variant"])]
@@ -202,7 +208,10 @@ def main(argv):
         plain, _ = run(cmd)
         unprof, err = run(cmd + ["--unprofiled",
                                  f"{base['measured_ms']}ms"])
-        for d in (plain, unprof):
+        # From the trace alone: the profiler's cost per recorded event
+        # taken out (the per-event model), the prediction a time.
+        perev, _ = run(cmd + ["--unprofiled", per_event])
+        for d in (plain, unprof, perev):
             if not d.get("predicted_ns") or not d.get("speedup"):
                 sys.exit(f"FAIL: {row['pair']}: no prediction")
         target = unprof["measured_ns"]
@@ -220,6 +229,9 @@ def main(argv):
         row["gpu_bound"] = gpu_bound
         row["err_trace"] = row["pred_trace"] / row["var"] - 1
         row["err_unprof"] = row["pred_unprof"] / row["var"] - 1
+        row["pred_perev"] = perev["predicted_ns"] / 1e6
+        row["err_perev"] = row["pred_perev"] / row["var"] - 1
+        errors_perev.append(abs(row["err_perev"]))
         # Memory: the predicted peak against the variant's measured peak of
         # allocated memory (torch.cuda.max_memory_allocated).
         if plain.get("peak_bytes_predicted"):
@@ -249,21 +261,23 @@ def main(argv):
 
     if markdown:
         print("| pair | measured before | measured after (runs) | ddscript "
-              "model | from the trace | error | with --unprofiled | error | "
+              "model | from the trace, profiled | error | from the trace, "
+              "per-event model | error | with --unprofiled | error | "
               "GPU work: before, after, predicted | "
               "peak memory: before, after, predicted |")
-        print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         spread = f"{r['spread'][0]:.1f}-{r['spread'][1]:.1f}"
         if "model" not in r:
             line = [r["pair"], f"{r['base']:.2f} ms",
                     f"{r['var']:.2f} ms ({spread})", "no model yet", "", "",
-                    "", "", "", ""]
+                    "", "", "", "", "", ""]
         else:
             note = " (GPU-bound: knee)" if r["gpu_bound"] else ""
             line = [r["pair"], f"{r['base']:.2f} ms",
                     f"{r['var']:.2f} ms ({spread})", r["model"],
                     f"{r['pred_trace']:.2f} ms", f"{r['err_trace']:+.1%}",
+                    f"{r['pred_perev']:.2f} ms", f"{r['err_perev']:+.1%}",
                     f"{r['pred_unprof']:.2f} ms, CPU x{r['cpu_scale']:.2f}"
                     + (f" (fits x{r['cpu_range'][0]:.2f}-"
                        f"{r['cpu_range'][1]:.2f})"
@@ -281,10 +295,18 @@ def main(argv):
     if errors_trace:
         n = len(errors_trace)
         print(f"\nmean |error| over {n} predictions: from the trace "
-              f"{sum(errors_trace) / n:.1%}, with --unprofiled "
+              f"{sum(errors_trace) / n:.1%} (profiled), "
+              f"{sum(errors_perev) / n:.1%} (per-event model, max "
+              f"{max(errors_perev):.1%}), with --unprofiled "
               f"{sum(errors_unprof) / n:.1%}; GPU work "
               f"{sum(errors_gpu) / max(1, len(errors_gpu)):.1%}"
               + (f" over {len(errors_gpu)}" if len(errors_gpu) != n else ""))
+        if "--max-per-event" in argv:
+            bound = float(argv[argv.index("--max-per-event") + 1])
+            mean = sum(errors_perev) / n
+            if mean > bound:
+                sys.exit(f"FAIL: the per-event model's mean |error| "
+                         f"{mean:.1%} is above {bound:.1%}")
 
 
 if __name__ == "__main__":

@@ -123,6 +123,16 @@ class Module(unittest.TestCase):
                          cli("run", "fused_adam", "--trace", trace,
                              "--unprofiled", "35.522ms"))
 
+    def test_per_event_equals_cli(self):
+        trace = os.path.join(ARGS.data, "groundtruth",
+                             "bert_baseline.pt.trace.json.gz")
+        t = self.dd.load(trace, unprofiled="per-event")
+        r = t.run("fused_adam")
+        self.assertEqual(r, cli("run", "fused_adam", "--trace", trace,
+                                "--unprofiled", "per-event"))
+        self.assertEqual(r["profiler"]["model"], "per_event")
+        self.assertLess(r["baseline_ns"], r["profiled_replay_ns"])
+
     def test_bad_model(self):
         bad = os.path.join(self.tmp, "bad.dd")
         with open(bad, "w") as f:

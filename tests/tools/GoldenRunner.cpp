@@ -181,7 +181,8 @@ int main(int argc, char **argv) {
     driver::TraceOptions O;
     O.TracePath = DataDir + "/" + E.Trace;
     O.TracePaths = {O.TracePath};
-    driver::RunSetupResult Setup = driver::setupRun(O, std::nullopt);
+    driver::RunSetupResult Setup =
+        driver::setupRun(O, driver::ProfilerRequest());
     if (!Setup.Setup)
       return failWith("the trace did not load (exit " +
                       std::to_string(Setup.Rc) + ")");

@@ -202,3 +202,40 @@ TEST_CASE("the launch index answers what a scan of the graph does, with "
   W.launchFrontier(L.T, W.PosOnRes[L.Calls[2]], Got);
   CHECK(Got == L.scanFrontier(W.PosOnRes[L.Calls[2]]));
 }
+
+TEST_CASE("the profiler's cost per event comes out of the gap before a "
+          "call, then out of at most half the call") {
+  MiniGraph M;
+  ResourceId T = M.thread("t"), S = M.stream("s");
+  TaskId A = M.task(T, "aten::a", 10, 3);
+  // A container opening on b: b carries two events.
+  TaskId C = M.G.addTask(TaskKind::CpuOp, "aten::outer", NoResource, 0);
+  M.G.Flags[C] |= TF_Container;
+  TaskId B = M.task(T, "aten::b", 8, 1);
+  M.G.Parent[B] = C;
+  M.G.FirstLeaf[C] = M.G.LastLeaf[C] = B;
+  TaskId K = M.task(S, "kernel", 50, 0, TaskKind::Kernel);
+  M.G.Launcher[K] = B;
+  for (TaskId X : {A, B, C, K})
+    M.G.MeasuredDur[X] = M.G.Dur[X];
+  TaskId Added = M.task(T, "inserted", 20, 20); // no measured time
+  REQUIRE(M.G.finalize());
+  std::vector<int64_t> Dur = M.G.Dur, Gap = M.G.Gap;
+  dd::graph::ProfilerCost Cost =
+      dd::graph::removeProfilerCost(M.G, 4, Dur, Gap);
+  // a: 4 ns, 3 from its gap, 1 from its 10. b: 8 ns (itself and outer),
+  // 1 from its gap, then 4 of its 8 at most.
+  CHECK(Gap[A] == 0);
+  CHECK(Dur[A] == 9);
+  CHECK(Gap[B] == 0);
+  CHECK(Dur[B] == 4);
+  CHECK(Dur[K] == 50);
+  CHECK(Dur[Added] == 20);
+  CHECK(Gap[Added] == 20);
+  CHECK(Cost.Events == 3);
+  CHECK(Cost.Removed == 4 + 5);
+  // Nothing at a cost of zero.
+  std::vector<int64_t> Dur0 = M.G.Dur, Gap0 = M.G.Gap;
+  CHECK(dd::graph::removeProfilerCost(M.G, 0, Dur0, Gap0).Removed == 0);
+  CHECK(Dur0 == M.G.Dur);
+}

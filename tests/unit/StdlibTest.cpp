@@ -31,7 +31,7 @@ const driver::RunSetup &fixture(const std::string &Rel) {
     driver::TraceOptions O;
     O.TracePath = std::string(DD_TEST_DATA) + "/" + Rel;
     O.TracePaths = {O.TracePath};
-    driver::RunSetupResult S = driver::setupRun(O, std::nullopt);
+    driver::RunSetupResult S = driver::setupRun(O, driver::ProfilerRequest());
     REQUIRE_MESSAGE(static_cast<bool>(S.Setup), Rel);
     It = Cache.emplace(Rel, std::move(S.Setup)).first;
   }

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Checks the example outputs in the docs against what ddscript prints.
+
+usage: check_doc_examples.py DDSCRIPT REPO_ROOT FILE.md...
+
+A line `$ build/ddscript ARGS` in a fenced block starts an example:
+the command runs from the repository root (build/ddscript replaced by
+DDSCRIPT), and every following line of the block must be a line it printed
+on stdout, in order (the first anywhere, the others each right after the one
+before), up to the next `$` line or the block's end, with runs
+of blanks counted as one; a line `...` skips any number of lines, and a
+line ending in `...` matches a line it begins. Lines of
+a block before its first `$` line are not checked.
+Exits 1 naming the first line that is not printed, so a doc cannot go
+stale with a number ddscript no longer prints.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+def norm(line):
+    return re.sub(r"\s+", " ", line.strip())
+
+
+def examples(path):
+    block, out = None, []
+    for n, line in enumerate(open(path, encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if line.startswith("```"):
+            if block is None:
+                block = [n, []]
+            else:
+                # Each `$ build/ddscript` line starts an example of its own.
+                start = None
+                for k, l in enumerate(block[1] + ["$ end"]):
+                    if l.startswith("$ "):
+                        if start is not None and block[1][start].startswith(
+                                "$ build/ddscript "):
+                            out.append([block[0] + start,
+                                        block[1][start:k]])
+                        start = k
+                block = None
+            continue
+        if block is not None:
+            block[1].append(line)
+    return out
+
+
+def check(ddscript, root, path):
+    failures = 0
+    for first, lines in examples(path):
+        cmd = shlex.split(lines[0][2:], comments=True)
+        cmd[0] = ddscript
+        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                           timeout=300)
+        got = [norm(l) for l in p.stdout.splitlines() if l.strip()]
+        # An example may begin anywhere in the output (a first `trace`
+        # line left out); after that, lines follow one another.
+        pos, skip = 0, True
+        for k, want in enumerate(lines[1:], 1):
+            if want.strip() == "...":
+                skip = True
+                continue
+            w = norm(want)
+            if not w:
+                continue
+            # A line cut short with `...` matches the line it begins.
+            if w.endswith("...") and w != "...":
+                cut = w[:-3].rstrip()
+                same = lambda g: g.startswith(cut)
+            else:
+                same = lambda g: g == w
+            if skip:
+                while pos < len(got) and not same(got[pos]):
+                    pos += 1
+            if pos < len(got) and same(got[pos]):
+                pos += 1
+                skip = False
+                continue
+            print(f"{path}:{first + k + 1}: `{lines[0][2:]}` does not print "
+                  f"this line where the example has it:\n  {want.strip()}")
+            failures += 1
+            break
+    return failures
+
+
+def main(argv):
+    ddscript, root = argv[0], argv[1]
+    bad = sum(check(ddscript, root, os.path.join(root, f)) for f in argv[2:])
+    if bad:
+        sys.exit(1)
+    print(f"doc examples: all match ({', '.join(argv[2:])})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
