@@ -223,7 +223,7 @@ class Trace:
 
 
 def load(trace, *, iteration=None, window=None, calibration="exact",
-         clock="collectives", unprofiled=None):
+         clock="collectives", unprofiled=None, profiled=False):
     """Loads a trace: a path (PyTorch profiler JSON, .json.gz, or run.cupti),
     or a list of paths, a directory or a glob: a job, one trace per rank.
 
@@ -232,10 +232,11 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
     iteration ("all", or a number as the trace numbers it; default a
     steady-state one), window ("START:END" in microseconds), calibration
     ("exact" or "typical"), clock ("collectives" or "trace", for a job) and
-    unprofiled ("per-event": the profiler's cost per recorded event taken
-    out; or "35.5ms": the iteration time measured without the profiler)
-    are the command's --iteration, --window, --calibration, --clock and
-    --unprofiled."""
+    unprofiled ("per-event=4us": the profiler's cost per recorded event
+    taken out, by default 5.5us; or "35.5ms": the iteration time measured
+    without the profiler) are the command's --iteration, --window,
+    --calibration, --clock and --unprofiled; profiled=True is --profiled
+    (the profiler's cost kept: predictions for the profiled run)."""
     paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
     if not paths:
         raise ValueError("ddscript: load takes a trace, or a job's traces")
@@ -243,6 +244,11 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
         raise ValueError("ddscript: calibration is 'exact' or 'typical'")
     if clock not in ("collectives", "trace"):
         raise ValueError("ddscript: clock is 'collectives' or 'trace'")
+    if profiled and unprofiled:
+        raise ValueError("ddscript: profiled=True keeps the profiler's cost "
+                         "and unprofiled takes it out: give one of them")
+    if profiled:
+        unprofiled = "profiled"
     reply = _ddscript.load([os.fspath(p) for p in paths],
                            "" if iteration is None else str(iteration),
                            window or "", calibration, clock, unprofiled or "")

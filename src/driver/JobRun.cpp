@@ -511,6 +511,9 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                      formatDuration(Ms.Job));
     S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
                      formatPercent(changeOf(Ms.Job, Rp.Job), true));
+    if (K == 0)
+      S += "profiler   the ranks' CPU work as traced: the profiler's cost "
+           "per event is taken out of one trace, not yet of a job's ranks\n";
     S += fmt::format("predicted  {}   speedup {} ({})\n",
                      formatDuration(Pr.JobSteady),
                      speedupText(Rp.JobSteady, Pr.JobSteady),

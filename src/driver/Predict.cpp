@@ -35,7 +35,8 @@ RunSetupResult dd::driver::setupRun(const TraceOptions &T,
   if (!R)
     return Out;
   Out.Rc = ExitInternal;
-  auto Fit = applyUnprofiled(R->G, R->Chosen, Req, T.TracePath);
+  auto Fit = applyUnprofiled(R->G, R->Chosen, Req.forFormat(R->In.Trace.Format),
+                             T.TracePath);
   if (!Fit)
     return Out;
   if (Fit->changed()) {
@@ -384,7 +385,17 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
 
 bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
                                  ProfilerRequest &Out) {
-  if (Text.empty())
+  // By default a single trace's profiler cost is taken out per event; a
+  // job keeps its ranks' as traced (not modelled per rank yet).
+  if (Text.empty()) {
+    if (T.TracePaths.size() <= 1) {
+      Out.PerEventNs = DefaultPerEventNs;
+      Out.ByDefault = true;
+    }
+    return true;
+  }
+  // --profiled: the trace's CPU work as recorded, the profiled run.
+  if (Text == "profiled")
     return true;
   if (T.TracePaths.size() > 1) {
     reportError("ddscript", "--unprofiled takes one trace; a job's ranks "

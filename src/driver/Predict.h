@@ -114,6 +114,17 @@ llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
 struct ProfilerRequest {
   std::optional<int64_t> Target;
   int64_t PerEventNs = 0; ///< above 0: `per-event[=TIME]`
+  /// The per-event model by default (no --unprofiled, no --profiled): not
+  /// for ddscript's own collector's traces (run.cupti), whose cost is not
+  /// the PyTorch profiler's.
+  bool ByDefault = false;
+  /// This request for a trace read from \p F.
+  ProfilerRequest forFormat(trace::SourceFormat F) const {
+    ProfilerRequest R = *this;
+    if (R.ByDefault && F == trace::SourceFormat::Cupti)
+      R.PerEventNs = 0;
+    return R;
+  }
 };
 /// The profiler's cost per recorded CPU event on the traces ddscript's
 /// ground truth was recorded with (record_shapes and profile_memory on;

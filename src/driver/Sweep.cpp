@@ -147,7 +147,7 @@ std::string dd::driver::modelLines(const std::string &ModelPath,
 std::string dd::driver::profilerLine(int64_t PerEventNs, uint64_t Events,
                                      int64_t Removed) {
   return fmt::format("profiler   {} per recorded CPU event x {} events: {} "
-                     "of CPU work taken out (--unprofiled per-event)\n",
+                     "of CPU work taken out (--profiled keeps it)\n",
                      formatDuration(PerEventNs), formatCount(Events),
                      formatDuration(Removed));
 }
@@ -176,8 +176,11 @@ std::string dd::driver::iterationLines(const graph::Graph &G,
                      formatPercent(O.replayError(), true));
     S += profilerLine(O.PerEventNs, O.ProfilerEvents, O.ProfilerRemoved);
     S += fmt::format("unprofiled {}   the replay without the profiler's "
-                     "cost: what the speedup is against\n",
-                     formatDuration(O.Baseline));
+                     "cost: {}\n",
+                     formatDuration(O.Baseline),
+                     O.BaselineSteady == O.Baseline
+                         ? "what the speedup is against"
+                         : "its span (the speedup compares steady states)");
     return S;
   }
   S += fmt::format("replayed   {}   error {}\n", formatDuration(O.Baseline),

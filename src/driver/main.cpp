@@ -155,6 +155,20 @@ void addOutputOptions(CLI::App *Cmd, TraceOptions &O) {
   addReportOption(Cmd, O);
 }
 
+/// --profiled is --unprofiled's "profiled"; the two together are refused.
+bool profiledFlag(bool Profiled, std::string &Unprofiled) {
+  if (!Profiled)
+    return true;
+  if (!Unprofiled.empty()) {
+    reportError("ddscript", "--profiled keeps the profiler's cost and "
+                            "--unprofiled " +
+                                Unprofiled + " takes it out: give one of them");
+    return false;
+  }
+  Unprofiled = "profiled";
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -239,8 +253,15 @@ int main(int argc, char **argv) {
       "on H200 and H100 runs; per-event=4us for another) or the iteration "
       "time measured without the profiler (like 35.5ms: CPU work scaled to "
       "match it)");
+  bool RunProfiled = false;
+  RunCmd->add_flag("--profiled", RunProfiled,
+                   "Keep the profiler's cost in the trace's CPU work: "
+                   "predict the profiled run (by default the cost per "
+                   "recorded event is taken out)");
   addOutputOptions(RunCmd, RunTrace);
   RunCmd->callback([&] {
+    if (!profiledFlag(RunProfiled, RunModel.Unprofiled))
+      std::exit(ExitBadInput);
     std::exit(resolveTraces(RunTrace, "run", true)
                   ? runModel(RunModel, RunTrace)
                   : ExitBadInput);
@@ -264,8 +285,14 @@ int main(int argc, char **argv) {
                      "without the profiler (like 35.5ms): the what-ifs start "
                      "from the trace with the profiler's CPU overhead taken "
                      "out, as run's");
+  bool OppProfiled = false;
+  OppCmd->add_flag("--profiled", OppProfiled,
+                   "Keep the profiler's cost in the trace's CPU work, as "
+                   "run's --profiled");
   addReportOption(OppCmd, OppTrace, "the ranked what-ifs, with the replay's ");
   OppCmd->callback([&] {
+    if (!profiledFlag(OppProfiled, Opp.Unprofiled))
+      std::exit(ExitBadInput);
     std::exit(resolveTraces(OppTrace, "opportunities", false)
                   ? runOpportunities(Opp, OppTrace)
                   : ExitBadInput);

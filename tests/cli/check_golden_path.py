@@ -5,7 +5,8 @@ what users see).
 usage: check_golden_path.py DDSCRIPT DD_GOLDEN DATA_DIR LANG_DIR
 
 For every trace a golden in LANG_DIR runs against, a model printing the
-reported iteration, the replay and a prediction is run by `ddscript run`;
+reported iteration, the replay and a prediction is run by `ddscript run
+--profiled` (goldens keep the trace's CPU work as recorded);
 its printed lines become the `// expect:` lines of a golden for the same
 trace, which dd_golden must pass. Both run a model through
 driver::setupRun and driver::predict, so they choose the same iteration and
@@ -40,7 +41,8 @@ def main(argv):
             f.write(MODEL)
         for t in sorted(traces):
             p = subprocess.run([ddscript, "run", model, "--trace",
-                                os.path.join(data, t), "--format", "json"],
+                                os.path.join(data, t), "--format", "json",
+                                "--profiled"],
                                capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
                 sys.exit(f"FAIL: ddscript run on {t}: {p.stderr}")

@@ -205,7 +205,7 @@ def main(argv):
         cmd = [ddscript, "run", model, "--trace", trace, "--format", "json"]
         for s in settings:
             cmd += ["--set", s]
-        plain, _ = run(cmd)
+        plain, _ = run(cmd + ["--profiled"])
         unprof, err = run(cmd + ["--unprofiled",
                                  f"{base['measured_ms']}ms"])
         # From the trace alone: the profiler's cost per recorded event

@@ -132,6 +132,14 @@ class Module(unittest.TestCase):
                                 "--unprofiled", "per-event"))
         self.assertEqual(r["profiler"]["model"], "per_event")
         self.assertLess(r["baseline_ns"], r["profiled_replay_ns"])
+        # The default is the per-event model; profiled=True keeps the cost.
+        self.assertEqual(self.dd.load(trace).run("fused_adam"), r)
+        kept = self.dd.load(trace, profiled=True).run("fused_adam")
+        self.assertEqual(kept, cli("run", "fused_adam", "--trace", trace,
+                                   "--profiled"))
+        self.assertNotIn("profiler", kept)
+        with self.assertRaises(ValueError):
+            self.dd.load(trace, profiled=True, unprofiled="3ms")
 
     def test_bad_model(self):
         bad = os.path.join(self.tmp, "bad.dd")

@@ -172,9 +172,12 @@ int main(int argc, char **argv) {
   if (E.Trace.empty() && E.Lines.empty() && E.RuntimeError.empty())
     return 0; // compile-only
 
-  // With a trace, the model runs as `ddscript run MODEL --trace TRACE`
-  // runs it (driver::setupRun, driver::predict): the same reported
-  // iteration, memory and device facts, so a golden pins what users see.
+  // With a trace, the model runs as `ddscript run MODEL --trace TRACE
+  // --profiled` runs it (driver::setupRun, driver::predict): the same
+  // reported iteration, memory and device facts, so a golden pins what
+  // users see. The trace's CPU work stays as recorded: goldens pin the
+  // language, not the fitted profiler model (--unprofiled per-event), which
+  // a refit would change.
   // Without one, against an empty graph.
   vm::RunResult R;
   if (!E.Trace.empty()) {
