@@ -59,6 +59,10 @@ MODELS = {
                    {"resnet50": ["segments=4"], "*": ["segments=13"]}),
     # save_on_cpu copies every saved tensor to the host and back.
     "offload": ("models/save_on_cpu.dd", []),
+    # torch.compile(model), default mode; the whole step captured as one
+    # CUDA graph (train.py's cudagraph: capturable Adam inside).
+    "compile": ("compile", []),
+    "cudagraph": ("cuda_graphs", ["region=step"]),
 }
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
