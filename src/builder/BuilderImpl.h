@@ -111,6 +111,9 @@ struct BuildContext {
 
 /// Finds the iterations (ProfilerStep#N, Optimizer.step, or the window).
 llvm::Error findIterations(BuildContext &C);
+/// Steps found from the repeating sequence of GPU work where the trace has
+/// no step markers (Period.cpp): false where it does not repeat.
+bool detectSteps(BuildContext &C);
 /// Creates resources and tasks: CPU nesting, leaves, GPU work.
 llvm::Error createTasks(BuildContext &C);
 /// Records communication task \p X's process group (Graph::CommGroups)

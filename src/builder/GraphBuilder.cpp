@@ -163,9 +163,12 @@ llvm::Error detail::findIterations(BuildContext &C) {
     C.Stats.IterationSource = "Optimizer.step";
     return llvm::Error::success();
   }
+  if (detectSteps(C))
+    return llvm::Error::success();
   return fail("no complete iteration: the trace has no ProfilerStep#N "
-              "annotations and fewer than two Optimizer.step annotations "
-              "(give one with --window START_US:END_US)");
+              "annotations, fewer than two Optimizer.step annotations, and "
+              "its GPU work does not repeat (give one with --window "
+              "START_US:END_US)");
 }
 
 static int kindRank(EventKind K) {
