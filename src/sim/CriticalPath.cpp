@@ -199,8 +199,13 @@ std::vector<PathShare> sim::sharesByBound(const Graph &G,
     switch (S.Kind) {
     case SegmentKind::Run:
     case SegmentKind::Gap:
+      // A stream's time between operations is not GPU work: the GPU is
+      // idle there (waiting for a launch the calibration folded into the
+      // gap), so GPU work on the path never exceeds the GPU's busy time.
       if (G.Kind[S.Task] == TaskKind::Comm && S.Kind == SegmentKind::Run)
         M["communication"] += D;
+      else if (!Cpu && S.Kind == SegmentKind::Gap)
+        M["GPU idle between operations"] += D;
       else if (!Cpu)
         M["GPU work"] += D;
       else if (inDataLoading(G, S.Task))
@@ -222,7 +227,7 @@ std::vector<PathShare> sim::sharesByBound(const Graph &G,
         M["synchronisation"] += D;
         break;
       default:
-        M[Cpu ? "framework overhead" : "GPU work"] += D;
+        M[Cpu ? "framework overhead" : "GPU idle between operations"] += D;
         break;
       }
       break;
