@@ -488,6 +488,20 @@ llvm::Error detail::createTasks(BuildContext &C) {
       if (CI != C.CallByCorrelation.end())
         G.Launcher[X] = CI->second;
     }
+    // A collective whose kernel records no size (no In msg nelems) moves
+    // what the operator that launched it was given: PyTorch's
+    // `nccl:all_reduce` (or `c10d::` op) records its input's shape.
+    if (K == TaskKind::Comm && G.Bytes[X] < 0 && G.Launcher[X] != NoTask)
+      for (TaskId P = G.Parent[G.Launcher[X]], Up = 0; P != NoTask && Up < 4;
+           P = G.Parent[P], ++Up) {
+        std::string_view N = G.name(P);
+        if (G.Bytes[P] > 0 &&
+            (N.substr(0, 5) == "nccl:" || N.substr(0, 6) == "c10d::" ||
+             N == "record_param_comms")) {
+          G.Bytes[X] = G.Bytes[P];
+          break;
+        }
+      }
     if (G.Launcher[X] == NoTask) {
       ++C.Stats.GpuWithoutLauncher;
       if (G.Correlation[X] >= 0 && G.Correlation[X] < FirstCorrelation) {

@@ -184,9 +184,18 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
         F.Rank, F.Path, F.Iteration, F.Trace, F.Stats.Nodes, F.Stats.CpuNodes,
         F.Stats.CommNodes, F.Stats.CtrlDeps + F.Stats.DataDeps,
         F.Stats.CtrlDeps, F.Stats.DataDeps, kindsText(F.Stats)));
-  size_t Unnamed = 0;
-  for (const RankFile &F : Files)
+  size_t Unnamed = 0, Unsized = 0;
+  for (const RankFile &F : Files) {
     Unnamed += F.Stats.CommAsCompute;
+    Unsized += F.Stats.CommWithoutSize;
+  }
+  if (Unsized)
+    reportWarning(E.OutDir,
+                  fmt::format("{} collective(s) written with comm_size 0: the "
+                              "trace records no size for them (no In msg "
+                              "nelems, no shapes on the operator that launched "
+                              "them); ASTRA-sim would move no bytes",
+                              Unsized));
   if (Unnamed)
     writeOut(fmt::format("note: {} communication task(s) have no collective "
                          "type Chakra names (send/recv, unknown kernels) and "

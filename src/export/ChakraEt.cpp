@@ -189,6 +189,7 @@ std::string exporter::writeChakra(const Graph &G, llvm::ArrayRef<int64_t> Start,
                 stringAttr("kernel_class",
                            graph::kernelClassName(graph::kernelClassOf(G, T))));
     if (Comm) {
+      Stats.CommWithoutSize += G.Bytes[T] <= 0;
       N.message(NodeAttr, intAttr("comm_type", Coll));
       N.message(NodeAttr,
                 intAttr("comm_size", std::max<int64_t>(G.Bytes[T], 0)));

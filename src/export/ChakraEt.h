@@ -41,6 +41,9 @@ struct ChakraStats {
   /// Communication tasks written as computation: their collective type is
   /// not one Chakra names (send/recv without peers, unknown kernels).
   size_t CommAsCompute = 0;
+  /// Collectives written with comm_size 0: the trace records no size for
+  /// them (ASTRA-sim would simulate them as moving nothing).
+  size_t CommWithoutSize = 0;
 };
 
 /// The Chakra file of iteration O.Iteration of \p G (finalized): a

@@ -116,6 +116,9 @@ def check_file(protoc, src, f, language=None):
         if n["type"] == "COMM_COLL_NODE" and not (
                 "comm_type" in n["attrs"] and "comm_size" in n["attrs"]):
             fail(f"{f['path']}: collective {n['id']} without type or size")
+        # Megatron's collectives are sized by the operators that launch them.
+        if n["type"] == "COMM_COLL_NODE" and not n["attrs"]["comm_size"]:
+            fail(f"{f['path']}: collective {n['id']} with comm_size 0")
     want = {k: v for k, v in f["data_deps_by_kind"].items() if v}
     if kinds != want:
         fail(f"{f['path']}: dependency kinds {kinds}, export reported {want}")
