@@ -178,12 +178,25 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
       Key = std::max(Key, End);
     }
   }
+  TaskId Next = NoTask; // the task it goes right before, on its thread
   for (TaskId B : BeforeT) {
     TaskId L = endLeaf(G, B, false);
     if (L == NoTask || G.Res[L] != Res)
       continue;
     int64_t Limit = G.OrderKey[L] - 1;
+    if (Key == INT64_MIN || Limit <= Key)
+      Next = L;
     Key = Key == INT64_MIN ? Limit : std::min(Key, Limit);
+  }
+  // Right before a call on a thread, it takes that call's place: the time
+  // the thread spent before the call (its framework work, or a wait folded
+  // into the gap) now comes before the inserted task, and the call follows
+  // it at the thread's typical gap. Otherwise a task that waits (a sync)
+  // would count that time again after its wait.
+  if (Next != NoTask && !GpuKind && Key == G.OrderKey[Next] - 1) {
+    int64_t Before = G.Gap[Next];
+    G.Gap[Next] = std::min(Before, G.Gap[X]);
+    G.Gap[X] = Before;
   }
   if (Key == INT64_MIN) {
     // Nothing to go by: the end of its resource.

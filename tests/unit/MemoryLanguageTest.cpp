@@ -70,6 +70,16 @@ std::unique_ptr<Run> run(const char *Rel, const std::string &Source,
   Env.BaselinePeak = R->BaselinePeak;
   Env.ReportIteration = R->Report;
   Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(R->G);
+  // simulate(), as driver::predict gives it (std.amp times GradScaler).
+  graph::Graph *GP = &R->G;
+  size_t Report = R->Report;
+  Env.Simulate =
+      [GP, Report](const sim::SchedulePolicy &P) -> llvm::Expected<int64_t> {
+    auto S = sim::simulate(*GP, &P);
+    if (!S)
+      return S.takeError();
+    return sim::iterationTime(*GP, *S, GP->Iterations[Report]);
+  };
   vm::RunOptions RO;
   RO.Settings = std::move(Settings);
   vm::RunResult Res = vm::run(Model->Program, Env, RO);
