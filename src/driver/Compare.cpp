@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
+#include "driver/Console.h"
 #include "driver/Format.h"
 #include "driver/Models.h"
 #include "driver/Outputs.h"
@@ -23,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -38,6 +40,10 @@ struct Side {
   Replayed R;
   size_t It = 0;
   int64_t Measured = 0;
+  /// The measured time of each of its iterations that holds GPU work, and
+  /// their minimum, median (the lower middle) and maximum.
+  std::vector<int64_t> Times;
+  int64_t Min = 0, Median = 0, Max = 0;
 };
 
 std::optional<Side> load(const TraceOptions &T, const std::string &Path,
@@ -49,13 +55,32 @@ std::optional<Side> load(const TraceOptions &T, const std::string &Path,
   auto R = loadReplayed(O);
   if (!R)
     return std::nullopt;
-  Side S{Path, std::move(*R), 0, 0};
+  Side S{Path, std::move(*R), 0, 0, {}, 0, 0, 0};
   S.It = S.R.Chosen.front();
   std::vector<int64_t> MStart, MEnd;
   measuredTimes(S.R.G, MStart, MEnd);
   const graph::Iteration &I = S.R.G.Iterations[S.It];
   S.Measured = measuredPointTime(S.R.G, I.End, MEnd) -
                measuredPointTime(S.R.G, I.Begin, MEnd);
+  std::vector<int64_t> Begin, End, Work;
+  for (const graph::Iteration &J : S.R.G.Iterations) {
+    Begin.push_back(measuredPointTime(S.R.G, J.Begin, MEnd));
+    End.push_back(measuredPointTime(S.R.G, J.End, MEnd));
+  }
+  for (graph::TaskId X = 0; X < S.R.G.numTasks(); ++X)
+    if (S.R.G.isGpu(X) && MStart[X] != graph::NoTime)
+      Work.push_back(MStart[X]);
+  std::vector<uint8_t> Busy = iterationsWithWork(Begin, End, std::move(Work));
+  for (size_t J = 0; J < Begin.size(); ++J)
+    if (Busy[J] && End[J] > Begin[J])
+      S.Times.push_back(End[J] - Begin[J]);
+  if (S.Times.empty())
+    S.Times.push_back(S.Measured);
+  std::vector<int64_t> Sorted = S.Times;
+  std::sort(Sorted.begin(), Sorted.end());
+  S.Min = Sorted.front();
+  S.Max = Sorted.back();
+  S.Median = Sorted[(Sorted.size() - 1) / 2];
   return S;
 }
 
@@ -229,6 +254,9 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     report::Comparison Cmp;
     Cmp.Before = {Before->Path, BI.Label, Before->Measured};
     Cmp.After = {After->Path, AI.Label, After->Measured};
+    Cmp.AfterMinNs = After->Min;
+    Cmp.AfterMedianNs = After->Median;
+    Cmp.AfterMaxNs = After->Max;
     if (Pred) {
       Cmp.ModelPath = ModelPath;
       Cmp.PredictedNs = Pred->Predicted;
@@ -278,13 +306,19 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     W.key("after").beginObject();
     W.field("trace", After->Path).field("iteration", AI.Number);
     W.field("label", AI.Label).field("measured_ns", After->Measured);
+    W.key("spread_ns").beginArray();
+    W.value(After->Min).value(After->Median).value(After->Max);
+    W.endArray();
+    W.field("iterations", After->Times.size());
     W.endObject();
     W.field("measured_change", Change);
     if (Pred) {
       W.field("model", ModelPath);
       W.field("predicted_ns", Pred->Predicted);
-      W.field("error", relative(Pred->Predicted, After->Measured));
-      W.field("same_time_error", relative(Before->Measured, After->Measured));
+      W.field("error", relative(Pred->Predicted, After->Median));
+      W.field("error_against_iteration",
+              relative(Pred->Predicted, After->Measured));
+      W.field("same_time_error", relative(Before->Measured, After->Median));
     }
     W.key("breakdown").beginArray();
     for (const std::string &R : Rows) {
@@ -311,13 +345,32 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
       formatDuration(After->Measured), formatPercent(Change, true),
       After->Measured ? double(Before->Measured) / double(After->Measured)
                       : 0.0);
-  if (Pred)
+  if (After->Times.size() > 1)
+    S += fmt::format("           its {} iterations: min {}, median {}, max "
+                     "{}\n",
+                     After->Times.size(), formatDuration(After->Min),
+                     formatDuration(After->Median), formatDuration(After->Max));
+  if (Pred) {
+    double Err = relative(Pred->Predicted, After->Median);
     S += fmt::format(
         "predicted  {} from before by {}: error {} against "
-        "after (were nothing to change: {})\n",
-        formatDuration(Pred->Predicted), ModelPath,
-        formatPercent(relative(Pred->Predicted, After->Measured), true),
-        formatPercent(relative(Before->Measured, After->Measured), true));
+        "after's median (were nothing to change: {})\n",
+        formatDuration(Pred->Predicted), ModelPath, formatPercent(Err, true),
+        formatPercent(relative(Before->Measured, After->Median), true));
+    // A prediction cannot be checked closer than the after run repeats.
+    double Spread =
+        After->Median ? double(After->Max - After->Min) / double(After->Median)
+                      : 0.0;
+    if (After->Times.size() > 1 && Spread > std::fabs(Err))
+      reportWarning(
+          After->Path,
+          fmt::format("the after run's iterations range from {} to "
+                      "{} ({} of its median), more than the "
+                      "prediction's error ({}): the error is within "
+                      "its noise",
+                      formatDuration(After->Min), formatDuration(After->Max),
+                      formatPercent(Spread, false), formatPercent(Err, true)));
+  }
   S += "\nwhere the time went (task time in the iteration; GPU work by kernel "
        "class, CPU calls by phase)\n";
   Table Tb;

@@ -670,15 +670,24 @@ void HtmlWriter::comparison() {
          fmt::format("; change <span id=\"compare-change\">{}</span> ({})"
                      "</td></tr>\n",
                      changeText(B, A), formatSpeedup(B, A));
+  int64_t Median = C.AfterMedianNs ? C.AfterMedianNs : A;
+  if (C.AfterMedianNs)
+    Out += fmt::format("<tr><th></th><td></td><td>after's iterations: min "
+                       "{}, median <span id=\"compare-after-median\">{}"
+                       "</span>, max {}</td></tr>\n",
+                       formatDuration(C.AfterMinNs),
+                       formatDuration(C.AfterMedianNs),
+                       formatDuration(C.AfterMaxNs));
   if (C.PredictedNs)
-    Out += "<tr><th>predicted</th>" +
-           durationCell("compare-predicted", *C.PredictedNs) +
-           fmt::format("<td>from before by {}: error <span "
-                       "id=\"compare-error\">{}</span> against after (were "
-                       "nothing to change: <span id=\"compare-same-error\">"
-                       "{}</span>)</td></tr>\n",
-                       htmlEscape(C.ModelPath), changeText(A, *C.PredictedNs),
-                       changeText(A, B));
+    Out +=
+        "<tr><th>predicted</th>" +
+        durationCell("compare-predicted", *C.PredictedNs) +
+        fmt::format("<td>from before by {}: error <span "
+                    "id=\"compare-error\">{}</span> against after's "
+                    "median (were nothing to change: <span "
+                    "id=\"compare-same-error\">{}</span>)</td></tr>\n",
+                    htmlEscape(C.ModelPath), changeText(Median, *C.PredictedNs),
+                    changeText(Median, B));
   Out += "</table>\n<div id=\"compare-bars\" class=\"chart\"></div>\n";
   Out += "<h3>Where the time went</h3>\n<p class=\"note\">Task time in "
          "each iteration: GPU work by kernel class, CPU calls by phase, and "

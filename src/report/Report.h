@@ -134,6 +134,9 @@ struct Comparison {
     int64_t MeasuredNs = 0;
   };
   Side Before, After;
+  /// The after run's iterations: min, median, max (the error is against
+  /// the median); 0 where unknown.
+  int64_t AfterMinNs = 0, AfterMedianNs = 0, AfterMaxNs = 0;
   std::string ModelPath;              ///< empty: a plain diff
   std::optional<int64_t> PredictedNs; ///< the model's steady state
   enum class RowKind {
