@@ -94,10 +94,11 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
     Out.push_back({std::move(What), std::move(Model), {}, {}});
   };
   // Kernel classes with at least 1% of the iteration's GPU time.
+  // Communication kernels are `communication` below: one what-if, once.
   for (unsigned C = 0; C < graph::NumKernelClasses; ++C) {
     auto K = static_cast<graph::KernelClass>(C);
-    if (K == graph::KernelClass::other || ByClass[C] * 100 < Gpu ||
-        ByClass[C] == 0)
+    if (K == graph::KernelClass::other || K == graph::KernelClass::comm ||
+        ByClass[C] * 100 < Gpu || ByClass[C] == 0)
       continue;
     std::string Name(graph::kernelClassName(K));
     Add(fmt::format("{} work {}x faster", Name, Fx),
@@ -146,8 +147,24 @@ std::vector<WhatIf> candidates(const graph::Graph &G, size_t It, double F) {
   if (Syncs)
     Add("synchronisations removed (cuda*Synchronize calls)",
         "remove (select runtime where name ~ /Synchronize/)");
-  if (ByPhase[static_cast<unsigned>(graph::Phase::Optimizer)] > 0)
-    Add("the optimizer fused (std.fused_adam)", "import std.fused_adam");
+  if (ByPhase[static_cast<unsigned>(graph::Phase::Optimizer)] > 0) {
+    // fused_adam sizes its kernels by Adam's traffic per gradient byte;
+    // another optimizer's fused step moves less (SGD) or more.
+    std::string Opt;
+    for (graph::TaskId T = 0; T < G.numTasks() && Opt.empty(); ++T) {
+      std::string_view N = G.name(T);
+      if (N.rfind("Optimizer.step#", 0) == 0) {
+        std::string_view Cls = N.substr(15);
+        Opt = std::string(Cls.substr(0, Cls.find('.')));
+      }
+    }
+    bool Adam = Opt.empty() || Opt.find("Adam") != std::string::npos;
+    Add(Adam ? std::string("the optimizer fused (std.fused_adam)")
+             : fmt::format("the optimizer fused (std.fused_adam, sized as "
+                           "Adam's: the trace's optimizer is {})",
+                           Opt),
+        "import std.fused_adam");
+  }
   return Out;
 }
 
@@ -315,6 +332,20 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   std::stable_sort(Ok.begin(), Ok.end(), [](const WhatIf &A, const WhatIf &B) {
     return A.Result.Predicted < B.Result.Predicted;
   });
+  // What-ifs that predict the same time to the nanosecond, with a gain, are
+  // one change seen twice (the optimizer's kernels, and its phase whose CPU
+  // calls are off the critical path): one row, naming the other.
+  std::vector<WhatIf> Merged;
+  for (WhatIf &W : Ok) {
+    if (!Merged.empty() &&
+        Merged.back().Result.Predicted == W.Result.Predicted &&
+        W.Result.Predicted < W.Result.BaselineSteady) {
+      Merged.back().What += " (the same: " + W.What + ")";
+      continue;
+    }
+    Merged.push_back(std::move(W));
+  }
+  Ok = std::move(Merged);
   if (Ok.size() > Opt.Top)
     Ok.resize(Opt.Top);
   const graph::Iteration &It = G->Iterations[Chosen->front()];
