@@ -37,6 +37,7 @@ std::vector<std::string> dd::driver::stdlibDirs() {
   // nearest such folder above the file that holds this code.
   Dl_info Info;
   std::error_code Ec;
+  bool Installed = false;
   if (dladdr(reinterpret_cast<void *>(&dd::driver::stdlibDirs), &Info) &&
       Info.dli_fname) {
     fs::path Self = fs::weakly_canonical(Info.dli_fname, Ec);
@@ -47,6 +48,7 @@ std::vector<std::string> dd::driver::stdlibDirs() {
       if (fs::exists(Beside, Ec)) {
         if (Beside != fs::path(DD_STDLIB_INSTALL_DIR))
           Dirs.push_back(Beside.string());
+        Installed = true;
         break;
       }
       if (Up == Up.parent_path())
@@ -54,8 +56,18 @@ std::vector<std::string> dd::driver::stdlibDirs() {
     }
   }
   Dirs.push_back(DD_STDLIB_INSTALL_DIR);
-  if (fs::exists(DD_STDLIB_SOURCE_DIR))
+  // The source tree only for a ddscript that is not installed (the build's).
+  if (!Installed && fs::exists(DD_STDLIB_SOURCE_DIR))
     Dirs.push_back(DD_STDLIB_SOURCE_DIR);
+  // Each stdlib's sibling models/ (checkpointing, save_on_cpu, what_bounds,
+  // rank_layers ...), run by name as the docs run them, after the stdlib.
+  std::vector<std::string> Models;
+  for (const std::string &D : Dirs) {
+    fs::path M = fs::path(D).parent_path() / "models";
+    if (fs::path(D).filename() == "stdlib" && fs::exists(M, Ec))
+      Models.push_back(M.string());
+  }
+  Dirs.insert(Dirs.end(), Models.begin(), Models.end());
   return Dirs;
 }
 

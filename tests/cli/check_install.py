@@ -33,6 +33,9 @@ def run(cmd, cwd=None, env=None):
 
 def main(argv):
     build, trace = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    # The source tree the build came from (its stdlib/ beside tests/).
+    src_root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(trace))))
     env = {k: v for k, v in os.environ.items() if k != "DDSCRIPT_PATH"}
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.join(tmp, "prefix")
@@ -53,6 +56,22 @@ def main(argv):
             sys.exit(f"FAIL: amp found at {out['model']}, not {want}")
         if not out.get("predicted_ns"):
             sys.exit("FAIL: no prediction from the installed ddscript")
+        # The models the docs run by name, from models/, installed too.
+        for name in ("checkpointing", "save_on_cpu", "what_bounds",
+                     "rank_layers"):
+            got = json.loads(run([os.path.join(moved, "bin/ddscript"), "run",
+                                  name, "--trace", trace, "--format",
+                                  "json"], cwd=elsewhere, env=env))
+            want_m = os.path.join(moved, f"share/ddscript/models/{name}.dd")
+            if os.path.realpath(got["model"]) != os.path.realpath(want_m):
+                sys.exit(f"FAIL: {name} found at {got['model']}, not "
+                         f"{want_m}")
+        # The search path names no source tree.
+        listed = run([os.path.join(moved, "bin/ddscript"), "models"],
+                     cwd=elsewhere, env=env)
+        if src_root and src_root in listed:
+            sys.exit(f"FAIL: the installed search path names the source "
+                     f"tree {src_root}")
         # The Python module, where it was built: installed beside the
         # command, it finds the same stdlib and predicts the same.
         site = os.path.join(moved, "lib/python3/dist-packages")
