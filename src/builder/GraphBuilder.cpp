@@ -124,6 +124,8 @@ llvm::Error detail::findIterations(BuildContext &C) {
     if (From < 0 || To <= From)
       return fail("the window must satisfy 0 <= START < END");
     int64_t Base = traceBegin(T);
+    if (Base > 0 && To > INT64_MAX - Base)
+      return fail("the window ends beyond any time the trace can hold");
     C.W0 = Base + From;
     C.W1 = Base + To;
     C.Windows.push_back({0, C.W0, C.W1, PK::Origin, PK::Makespan,

@@ -327,7 +327,7 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   // the floor), the slowest CPU consistent with the measurement.
   int64_t Aim = Target;
   F.Floor = *AtLo;
-  F.GpuBound = *AtLo * 200 >= Target * 201;
+  F.GpuBound = double(*AtLo) * 200 >= double(Target) * 201;
   if (*AtLo >= Target)
     Aim = *AtLo + *AtLo / 200;
   // The log-scale whose replay is nearest Aim, by bisection: the replay
@@ -345,7 +345,7 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
         return At.takeError();
       if (std::llabs(*At - Aim) < std::llabs(BestReplay - Aim))
         Best = Mid, BestReplay = *At;
-      if (std::llabs(*At - Aim) * 10000 <= Aim)
+      if (std::fabs(double(*At - Aim)) * 10000 <= double(Aim))
         break;
       (*At < Aim ? L : H) = Mid;
     }
@@ -378,7 +378,7 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
   F.Replayed = BestReplay;
   // Within 2%: the profiler's own cost on the GPU (CUPTI's per-kernel
   // records) and on launch delays is not modelled, so closer is not asked.
-  F.Reached = std::llabs(BestReplay - Target) * 50 <= Target;
+  F.Reached = std::fabs(double(BestReplay - Target)) * 50 <= double(Target);
   graph::scaleCpuTime(G, F.CpuScale);
   return F;
 }
@@ -423,12 +423,14 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
     return true;
   }
   auto V = parseQuantity(Text, Dim::duration());
-  if (!V || *V < 1 || !(*V < double(graph::MaxTime))) {
+  // At most a million seconds an iteration: the fit's sums stay exact.
+  if (!V || *V < 1 || !(*V <= 1e15)) {
     reportError("ddscript", "--unprofiled " + Text +
                                 ": give the iteration time measured without "
-                                "the profiler as a duration above zero, like "
-                                "35.5ms, or per-event (the profiler's cost "
-                                "per recorded event taken out)");
+                                "the profiler as a duration above zero and at "
+                                "most 1000000s, like 35.5ms, or per-event "
+                                "(the profiler's cost per recorded event "
+                                "taken out)");
     return false;
   }
   Out.Target = std::llround(*V);

@@ -200,6 +200,10 @@ dd::driver::parseWindow(std::string_view S) {
   if (*A < 0 || *B <= *A)
     return makeError("invalid --window '" + llvm::Twine(S) +
                      "': need 0 <= START < END");
+  // Times add to the trace's start: a window ends within 2^62 ns of it.
+  if (*B > graph::MaxTime)
+    return makeError("invalid --window '" + llvm::Twine(S) +
+                     "': END is more than 146 years after the trace's start");
   return std::make_pair(*A, *B);
 }
 

@@ -10,10 +10,13 @@
 
 #include "support/Error.h"
 
+#include <fmt/format.h>
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
@@ -435,7 +438,24 @@ llvm::Expected<MemoryModel> MemoryModel::build(const trace::Trace &T,
   ModelBuilder B(T, G, M);
   if (auto E = B.run())
     return E;
+  double Total = 0;
+  for (int64_t S : M.Size)
+    Total += double(S);
+  for (const Pool &P : M.Pools)
+    Total += std::fabs(double(P.Untracked));
+  if (auto E = M.addToTotal(Total, "the trace's memory records"))
+    return E;
+  M.TracedTotalBytes = M.TotalBytes;
   return M;
+}
+
+llvm::Error MemoryModel::addToTotal(double Delta, const llvm::Twine &What) {
+  if (!(TotalBytes + Delta <= MaxTotalBytes))
+    return makeError(What + " would make the memory blocks add up to " +
+                     llvm::Twine(fmt::format("{:.4g}", TotalBytes + Delta)) +
+                     " bytes, more than ddscript represents (2^62 bytes)");
+  TotalBytes += Delta;
+  return llvm::Error::success();
 }
 
 BlockId MemoryModel::appendBlock() {

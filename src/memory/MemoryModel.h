@@ -286,7 +286,16 @@ public:
   std::vector<int64_t> bytesByClassAfter(const Profile &Pr, PoolId P,
                                          uint32_t Event) const;
 
+  /// The most bytes the blocks and pools may add up to (2^62): every level
+  /// and peak is a sum of them, which then cannot overflow.
+  static constexpr double MaxTotalBytes = 4611686018427387904.0;
+
 private:
+  /// The blocks' sizes and the pools' untracked bytes, summed (a double:
+  /// it is only compared with MaxTotalBytes).
+  double TotalBytes = 0, TracedTotalBytes = 0;
+  /// An error where adding \p Delta bytes would pass MaxTotalBytes.
+  llvm::Error addToTotal(double Delta, const llvm::Twine &What);
   std::vector<Curve> Measured;
   /// Iterations' measured [begin, end), trace time, for classes.
   std::vector<std::pair<int64_t, int64_t>> IterationSpans;

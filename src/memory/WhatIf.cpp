@@ -55,6 +55,11 @@ llvm::Error MemoryModel::scaleBlocks(llvm::ArrayRef<BlockId> Blocks,
       return makeError("a block of " + llvm::Twine(Size[B]) +
                        " bytes scaled by " + std::to_string(Factor) +
                        " is larger than ddscript represents (2^62 bytes)");
+  double Delta = 0;
+  for (BlockId B : Blocks)
+    Delta += double(Size[B]) * (Factor - 1);
+  if (auto E = addToTotal(Delta, "scaling blocks"))
+    return E;
   for (BlockId B : Blocks) {
     Size[B] = static_cast<int64_t>(std::llround(double(Size[B]) * Factor));
     Flags[B] |= BF_Scaled;
@@ -69,6 +74,11 @@ llvm::Error MemoryModel::resizeBlocks(llvm::ArrayRef<BlockId> Blocks,
   for (BlockId B : Blocks)
     if (auto E = checkBlock(*this, B))
       return E;
+  double Delta = 0;
+  for (BlockId B : Blocks)
+    Delta += double(Bytes) - double(Size[B]);
+  if (auto E = addToTotal(Delta, "resizing blocks"))
+    return E;
   for (BlockId B : Blocks) {
     Size[B] = Bytes;
     Flags[B] |= BF_Scaled;
@@ -113,6 +123,9 @@ llvm::Expected<BlockId> MemoryModel::addBlock(const graph::Graph &G, PoolId P,
   if (Free)
     if (auto E = checkTask(G, Free->Task))
       return E;
+  if (auto E = addToTotal(double(Bytes),
+                          "a block of " + llvm::Twine(Bytes) + " bytes"))
+    return E;
   BlockId B = appendBlock();
   PoolOf[B] = P;
   Size[B] = Bytes;
@@ -155,6 +168,7 @@ void MemoryModel::reset() {
   Class.resize(N);
   Flags.assign(N, 0);
   Size = MeasuredSize;
+  TotalBytes = TracedTotalBytes;
   FreeAt = TracedFreeAt;
   FreeKey = TracedFreeKey;
   Offloads.clear();

@@ -476,12 +476,12 @@ Value Interpreter::index(const Value &Coll, const Value &Key) {
   if (K != std::floor(K))
     fail("an index is an integer, got " + show(Key));
   auto At = [&](int64_t Size) {
+    // Compared as doubles first: an index beyond int64 has no cast.
+    if (!(K >= -double(Size) && K < double(Size)))
+      fail(fmt::format("index {} is out of range (size {})", show(Key), Size));
     int64_t I = static_cast<int64_t>(K);
     if (I < 0)
       I += Size;
-    if (I < 0 || I >= Size)
-      fail(fmt::format("index {} is out of range (size {})",
-                       static_cast<int64_t>(K), Size));
     return I;
   };
   switch (Coll.kind()) {
@@ -511,10 +511,10 @@ Value Interpreter::slice(const Value &Coll, const Value &Lo, const Value &Hi) {
     double K = toNumber(B, {}, "a slice bound");
     if (K != std::floor(K))
       fail("a slice bound is an integer, got " + show(B));
-    int64_t I = static_cast<int64_t>(K);
-    if (I < 0)
-      I += Size;
-    return std::clamp<int64_t>(I, 0, Size);
+    // Clamped as a double first: a bound beyond int64 has no cast.
+    if (K < 0)
+      K += double(Size);
+    return static_cast<int64_t>(std::clamp<double>(K, 0, double(Size)));
   };
   auto Span = [&](int64_t Size) {
     int64_t Begin = Bound(Lo, Size, 0), End = Bound(Hi, Size, Size);
