@@ -269,6 +269,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   if (!Fitted)
     return ExitInternal;
   const ProfilerFit &Fit = *Fitted;
+  warnOnRecordingOptions(In->Trace, Fit, T.TracePath);
   if (Fit.changed()) {
     auto R = sim::simulate(*G);
     if (!R) {

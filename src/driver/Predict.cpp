@@ -39,6 +39,7 @@ RunSetupResult dd::driver::setupRun(const TraceOptions &T,
                              T.TracePath);
   if (!Fit)
     return Out;
+  warnOnRecordingOptions(R->In.Trace, *Fit, T.TracePath);
   if (Fit->changed()) {
     // The CPU work was scaled: the baseline is the replay with it.
     auto Base = sim::simulate(R->G);
@@ -435,6 +436,43 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
   }
   Out.Target = std::llround(*V);
   return true;
+}
+
+/// The profiler's recording options a trace shows: its operators' input
+/// shapes (record_shapes), memory records (profile_memory), Python
+/// function events (with_stack).
+static std::string recordingOptions(const trace::Trace &T) {
+  bool Shapes = false, Python = false;
+  for (trace::EventId E = 0; E < T.numEvents() && !(Shapes && Python); ++E) {
+    Python |= T.Kind[E] == trace::EventKind::PythonFunction;
+    Shapes |= T.Kind[E] == trace::EventKind::CpuOp &&
+              T.arg(E, trace::ArgKey::InputDims) != nullptr;
+  }
+  std::string Out;
+  for (auto [On, Name] : {std::pair{Shapes, "record_shapes"},
+                          std::pair{!T.Memory.empty(), "profile_memory"},
+                          std::pair{Python, "with_stack"}})
+    if (On)
+      Out += std::string(Out.empty() ? "" : ", ") + Name;
+  return Out;
+}
+
+void dd::driver::warnOnRecordingOptions(const trace::Trace &T,
+                                        const ProfilerFit &F,
+                                        const std::string &TracePath) {
+  if (!F.PerEvent || F.PerEventNs != DefaultPerEventNs)
+    return;
+  std::string Opts = recordingOptions(T);
+  if (Opts == "record_shapes, profile_memory")
+    return;
+  reportWarning(TracePath,
+                fmt::format("the profiler's cost per event ({}) was fitted on "
+                            "traces recorded with record_shapes and "
+                            "profile_memory; this one shows {}: its cost per "
+                            "event may differ (give per-event=COST, or "
+                            "--unprofiled TIME measured without the profiler)",
+                            formatDuration(F.PerEventNs),
+                            Opts.empty() ? "neither" : Opts));
 }
 
 /// `--unprofiled per-event`: the cost taken out of \p G, counted over the

@@ -140,6 +140,11 @@ std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
                                            const ProfilerRequest &Req,
                                            const std::string &TracePath);
 
+/// Warns where the per-event model's default cost is applied to a trace
+/// recorded with other options than the ones it was fitted on.
+void warnOnRecordingOptions(const trace::Trace &T, const ProfilerFit &F,
+                            const std::string &TracePath);
+
 /// The trace side of a run, shared by every point of a sweep: the trace, its
 /// unchanged graph, the reported iterations and the baseline replay.
 struct Baseline {
