@@ -141,8 +141,13 @@ bool detail::detectSteps(BuildContext &C) {
     }
     Begins.push_back(Begin);
   }
+  // Boundaries must follow one another in time (one launch for every
+  // step, launches from several threads out of order: no steps).
   if (Begins.size() < 2)
     return false;
+  for (size_t I = 1; I < Begins.size(); ++I)
+    if (T.Start[Begins[I]] <= T.Start[Begins[I - 1]])
+      return false;
   size_t Repeats = (Work.size() - From) / Period;
   for (size_t I = 0; I + 1 < Begins.size(); ++I)
     C.Windows.push_back({static_cast<int64_t>(I + 1), T.Start[Begins[I]],

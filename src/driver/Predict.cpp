@@ -134,7 +134,9 @@ Prediction dd::driver::predict(const Baseline &B, graph::Graph &G,
       O.CpuScaleHigh = B.Unprofiled.ScaleHigh;
     }
     if (B.Unprofiled.PerEvent) {
-      O.ProfiledReplay = B.Unprofiled.ProfiledReplay;
+      O.ProfiledReplay = K < B.Unprofiled.ProfiledReplays.size()
+                             ? B.Unprofiled.ProfiledReplays[K]
+                             : B.Unprofiled.ProfiledReplay;
       O.PerEventNs = B.Unprofiled.PerEventNs;
       O.ProfilerEvents = B.Unprofiled.Events;
       O.ProfilerRemoved = B.Unprofiled.Removed;
@@ -489,8 +491,11 @@ applyPerEvent(graph::Graph &G, const std::vector<size_t> &Chosen,
     return std::nullopt;
   }
   int64_t Sum = 0;
-  for (size_t I : Chosen)
-    Sum += sim::iterationTime(G, *Before, G.Iterations[I]);
+  for (size_t I : Chosen) {
+    F.ProfiledReplays.push_back(
+        sim::iterationTime(G, *Before, G.Iterations[I]));
+    Sum += F.ProfiledReplays.back();
+  }
   F.ProfiledReplay = Sum / static_cast<int64_t>(Chosen.size());
   graph::ProfilerCost C = graph::removeProfilerCost(
       G, PerEventNs, G.Dur, G.Gap, static_cast<int32_t>(Chosen.front()));

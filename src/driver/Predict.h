@@ -94,6 +94,9 @@ struct ProfilerFit {
   uint64_t Events = 0;
   int64_t Removed = 0;
   int64_t ProfiledReplay = 0;
+  /// Each reported iteration's replay before the cost came out, in the
+  /// order of the reported iterations (ProfiledReplay is their mean).
+  std::vector<int64_t> ProfiledReplays;
   /// Whether the graph's CPU work was changed (and the baseline replayed
   /// again).
   bool changed() const { return Applied || PerEvent; }

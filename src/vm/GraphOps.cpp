@@ -184,7 +184,9 @@ Value Interpreter::insert(const bc::InsertDesc &D, Value *Clauses) {
     if (L == NoTask || G.Res[L] != Res)
       continue;
     int64_t Limit = G.OrderKey[L] - 1;
-    if (Key == INT64_MIN || Limit <= Key)
+    // Before a call itself, not an operator: an operator's lead time is in
+    // its first call's gap and also on the dependency onto it.
+    if ((Key == INT64_MIN || Limit <= Key) && B == L)
       Next = L;
     Key = Key == INT64_MIN ? Limit : std::min(Key, Limit);
   }

@@ -92,7 +92,9 @@ struct TaskMembers {
       Out.set(Last);
       return;
     }
-    // A call added since the last finalize has no position on its thread.
+    // A call added since the last finalize gets its position from one.
+    if (Last >= G.PosOnRes.size())
+      I.ensureFinalized();
     if (Last >= G.PosOnRes.size() || G.Res[Last] == graph::NoResource)
       return;
     std::vector<TaskId> Frontier;

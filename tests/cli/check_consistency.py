@@ -6,7 +6,8 @@ usage: check_consistency.py DDSCRIPT DATA_DIR
 
 For each shipped single-rank trace (kineto, hta, tracelens, cupti, param and
 the ground truth's baselines):
-- replay's text and JSON carry the same measured and replayed times;
+- replay's text and JSON carry the same measured and replayed times, and
+  run's replay of each iteration (--iteration all) is replay's;
 - GPU work on the critical path ("bound by") is at most the GPU's busy time;
 - a model that changes nothing predicts the replay: speedup 1.000, the
   prediction equal to the baseline's steady state, no task changed;
@@ -83,6 +84,21 @@ def check(ddscript, trace, models):
         fails.append(f"a model that changes nothing predicts "
                      f"{same['predicted_ns']} ns against the replay's "
                      f"{same['baseline_steady_ns']} ns ({changes})")
+    # Every reported iteration's replay, as run prints it beside its
+    # prediction (with the profiler's cost, where the run takes it out),
+    # is the one replay prints for that iteration.
+    reps = [json.loads(l) for l in run([ddscript, "replay", "--trace", trace,
+                                        "--iteration", "all", "--format",
+                                        "json"]).splitlines() if l.strip()]
+    runs = [json.loads(l) for l in run([ddscript, "run", models["nothing"],
+                                        "--trace", trace, "--iteration",
+                                        "all", "--format",
+                                        "json"]).splitlines() if l.strip()]
+    for a, b in zip(reps, runs):
+        got = b.get("profiled_replay_ns", b["baseline_ns"])
+        if got != a["replayed_ns"]:
+            fails.append(f"iteration {a['label']}: run says it replays in "
+                         f"{got} ns, replay {a['replayed_ns']} ns")
     for name in ("gpu_2x", "cpu_2x"):
         r = json.loads(run([ddscript, "run", models[name], "--trace", trace,
                             "--format", "json"]))
