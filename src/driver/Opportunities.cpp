@@ -183,15 +183,9 @@ void printJson(const std::string &TracePath, const graph::Iteration &It,
     W.field("unprofiled_ns", Fit.Target);
     W.field("cpu_scale", Fit.CpuScale);
   }
-  if (Fit.PerEvent) {
-    W.field("profiled_replay_ns", Fit.ProfiledReplay);
-    W.key("profiler").beginObject();
-    W.field("model", "per_event");
-    W.field("per_event_ns", Fit.PerEventNs);
-    W.field("events", Fit.Events);
-    W.field("removed_ns", Fit.Removed);
-    W.endObject();
-  }
+  if (Fit.PerEvent)
+    profilerJson(W, Fit.ProfiledReplay, Fit.PerEventNs, Fit.Events,
+                 Fit.Removed);
   W.field("factor", Factor);
   W.key("opportunities").beginArray();
   for (const WhatIf &X : Ok) {

@@ -120,15 +120,9 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
     W.value(O.CpuScaleHigh);
     W.endArray();
   }
-  if (O.PerEventNs) {
-    W.field("profiled_replay_ns", O.ProfiledReplay);
-    W.key("profiler").beginObject();
-    W.field("model", "per_event");
-    W.field("per_event_ns", O.PerEventNs);
-    W.field("events", O.ProfilerEvents);
-    W.field("removed_ns", O.ProfilerRemoved);
-    W.endObject();
-  }
+  if (O.PerEventNs)
+    profilerJson(W, O.ProfiledReplay, O.PerEventNs, O.ProfilerEvents,
+                 O.ProfilerRemoved);
   W.field("baseline_ns", O.Baseline);
   W.field("predicted_ns", O.Predicted);
   O.speedupJson(W);

@@ -152,6 +152,18 @@ std::string dd::driver::profilerLine(int64_t PerEventNs, uint64_t Events,
                      formatDuration(Removed));
 }
 
+void dd::driver::profilerJson(JsonWriter &W, int64_t ProfiledReplay,
+                              int64_t PerEventNs, uint64_t Events,
+                              int64_t Removed) {
+  W.field("profiled_replay_ns", ProfiledReplay);
+  W.key("profiler").beginObject();
+  W.field("model", "per_event");
+  W.field("per_event_ns", PerEventNs);
+  W.field("events", Events);
+  W.field("removed_ns", Removed);
+  W.endObject();
+}
+
 std::string dd::driver::iterationLines(const graph::Graph &G,
                                        const Outcome &O) {
   std::string S =

@@ -67,6 +67,10 @@ std::string iterationLines(const graph::Graph &G, const Outcome &O);
 /// The `profiler` line of `--unprofiled per-event`: the cost per event, the
 /// reported iteration's events and the CPU time taken out.
 std::string profilerLine(int64_t PerEventNs, uint64_t Events, int64_t Removed);
+/// The same as JSON fields: profiled_replay_ns and profiler {model,
+/// per_event_ns, events, removed_ns}.
+void profilerJson(JsonWriter &W, int64_t ProfiledReplay, int64_t PerEventNs,
+                  uint64_t Events, int64_t Removed);
 
 /// One run of a sweep, as its outputs show it.
 struct SweepRow {
