@@ -258,8 +258,8 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   graph::Graph *G = &Rp->G;
   std::vector<size_t> *Chosen = &Rp->Chosen;
   sim::SimResult *Base = &Rp->Base;
-  auto Fitted = applyUnprofiled(
-      *G, *Chosen, Unprofiled.forFormat(In->Trace.Format), T.TracePath);
+  auto Fitted =
+      applyUnprofiled(*G, *Chosen, Unprofiled.forTrace(In->Trace), T.TracePath);
   if (!Fitted)
     return ExitInternal;
   const ProfilerFit &Fit = *Fitted;

@@ -35,8 +35,8 @@ RunSetupResult dd::driver::setupRun(const TraceOptions &T,
   if (!R)
     return Out;
   Out.Rc = ExitInternal;
-  auto Fit = applyUnprofiled(R->G, R->Chosen, Req.forFormat(R->In.Trace.Format),
-                             T.TracePath);
+  auto Fit =
+      applyUnprofiled(R->G, R->Chosen, Req.forTrace(R->In.Trace), T.TracePath);
   if (!Fit)
     return Out;
   warnOnRecordingOptions(R->In.Trace, *Fit, T.TracePath);

@@ -121,10 +121,10 @@ struct ProfilerRequest {
   /// for ddscript's own collector's traces (run.cupti), whose cost is not
   /// the PyTorch profiler's.
   bool ByDefault = false;
-  /// This request for a trace read from \p F.
-  ProfilerRequest forFormat(trace::SourceFormat F) const {
+  /// This request for trace \p T.
+  ProfilerRequest forTrace(const trace::Trace &T) const {
     ProfilerRequest R = *this;
-    if (R.ByDefault && F == trace::SourceFormat::Cupti)
+    if (R.ByDefault && T.FromCollector)
       R.PerEventNs = 0;
     return R;
   }

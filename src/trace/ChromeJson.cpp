@@ -71,6 +71,10 @@ void Writer::pidTid(TrackId Tr) {
 
 void Writer::header() {
   W.beginObject().field("schemaVersion", 1).breakLine();
+  // What recorded it survives the conversion (the profiler's cost model
+  // is the PyTorch profiler's, not the collector's).
+  if (T.FromCollector)
+    W.field("ddscriptCollector", true).breakLine();
   W.key("deviceProperties").beginArray();
   for (const DeviceInfo &D : T.Devices)
     W.breakLine(2)

@@ -47,6 +47,7 @@ public:
   CuptiParser(std::string_view Data, const std::string &Path) : Data(Data) {
     T.Path = Path;
     T.Format = SourceFormat::Cupti;
+    T.FromCollector = true;
   }
   llvm::Expected<Trace> run();
   /// run()'s second pass: the records into the trace model.

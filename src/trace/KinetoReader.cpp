@@ -435,6 +435,8 @@ void KinetoParser::topLevelField(std::string_view Key, od::value V) {
       T.BaseTimeNs = *B;
   } else if (Key == "schemaVersion") {
     T.SchemaVersion = Get::integer(V).value_or(0);
+  } else if (Key == "ddscriptCollector") {
+    T.FromCollector = V.type() == od::json_type::boolean && V.get_bool();
   }
 }
 

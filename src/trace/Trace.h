@@ -157,6 +157,9 @@ class Trace {
 public:
   std::string Path;
   SourceFormat Format = SourceFormat::KinetoJson;
+  /// Recorded by ddscript's own collector (run.cupti, or JSON `convert`
+  /// wrote from one: its "ddscriptCollector" key), not the PyTorch profiler.
+  bool FromCollector = false;
   int64_t SchemaVersion = 0;
   std::optional<int64_t> BaseTimeNs;
   std::vector<DeviceInfo> Devices;
