@@ -98,14 +98,16 @@ bool detail::detectSteps(BuildContext &C) {
   // before it, summed over the repeats: the time between its launch and
   // the previous one's (the host's work between steps: loading a batch,
   // waiting at a sync), plus the GPU's idle time before it.
-  std::vector<int64_t> Wait(Period, 0);
+  // In doubles: any trace's times, summed over any number of repeats.
+  std::vector<double> Wait(Period, 0);
   for (size_t I = From + 1; I < Work.size(); ++I) {
     EventId A = LaunchOf(Work[I - 1]), B = LaunchOf(Work[I]);
-    int64_t Launch = A != trace::NoEvent && B != trace::NoEvent
-                         ? std::max<int64_t>(0, T.Start[B] - T.Start[A])
-                         : 0;
+    double Launch = A != trace::NoEvent && B != trace::NoEvent
+                        ? std::max(0.0, double(T.Start[B]) - double(T.Start[A]))
+                        : 0.0;
     Wait[(I - From) % Period] +=
-        Launch + std::max<int64_t>(0, T.Start[Work[I]] - T.end(Work[I - 1]));
+        Launch +
+        std::max(0.0, double(T.Start[Work[I]]) - double(T.end(Work[I - 1])));
   }
   size_t Phase = std::max_element(Wait.begin(), Wait.end()) - Wait.begin();
   // The outermost operator around each boundary's launch that began after
