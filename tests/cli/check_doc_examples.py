@@ -4,9 +4,9 @@
 usage: check_doc_examples.py DDSCRIPT REPO_ROOT FILE.md...
 
 A line `$ build/ddscript ARGS` in a fenced block starts an example:
-the command runs from the repository root (build/ddscript replaced by
-DDSCRIPT), and every following line of the block must be a line it printed
-on stdout, in order (the first anywhere, the others each right after the one
+the command runs in a temporary folder that links the repository's files
+(build/ddscript replaced by DDSCRIPT; what it writes stays there), and
+every following line of the block must be a line it printed on stdout, in order (the first anywhere, the others each right after the one
 before), up to the next `$` line or the block's end, with runs
 of blanks counted as one; a line `...` skips any number of lines, and a
 line ending in `...` matches a line it begins. Lines of
@@ -19,6 +19,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 
 def norm(line):
@@ -54,8 +55,15 @@ def check(ddscript, root, path):
     for first, lines in examples(path):
         cmd = shlex.split(lines[0][2:], comments=True)
         cmd[0] = ddscript
-        p = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
-                           timeout=300)
+        # In a folder of its own that sees the repository's inputs: what an
+        # example writes (export -o out) never lands in the source tree.
+        with tempfile.TemporaryDirectory() as work:
+            for name in os.listdir(root):
+                if name not in (".git", "build"):
+                    os.symlink(os.path.join(root, name),
+                               os.path.join(work, name))
+            p = subprocess.run(cmd, cwd=work, capture_output=True, text=True,
+                               timeout=300)
         got = [norm(l) for l in p.stdout.splitlines() if l.strip()]
         # An example may begin anywhere in the output (a first `trace`
         # line left out); after that, lines follow one another.
