@@ -62,18 +62,10 @@ std::optional<Side> load(const TraceOptions &T, const std::string &Path,
   const graph::Iteration &I = S.R.G.Iterations[S.It];
   S.Measured = measuredPointTime(S.R.G, I.End, MEnd) -
                measuredPointTime(S.R.G, I.Begin, MEnd);
-  std::vector<int64_t> Begin, End, Work;
-  for (const graph::Iteration &J : S.R.G.Iterations) {
-    Begin.push_back(measuredPointTime(S.R.G, J.Begin, MEnd));
-    End.push_back(measuredPointTime(S.R.G, J.End, MEnd));
-  }
-  for (graph::TaskId X = 0; X < S.R.G.numTasks(); ++X)
-    if (S.R.G.isGpu(X) && MStart[X] != graph::NoTime)
-      Work.push_back(MStart[X]);
-  std::vector<uint8_t> Busy = iterationsWithWork(Begin, End, std::move(Work));
-  for (size_t J = 0; J < Begin.size(); ++J)
-    if (Busy[J] && End[J] > Begin[J])
-      S.Times.push_back(End[J] - Begin[J]);
+  IterationLists L = iterationLists(S.R.G);
+  for (size_t J = 0; J < L.Lengths.size(); ++J)
+    if (L.Busy[J] && L.Lengths[J] > 0)
+      S.Times.push_back(L.Lengths[J]);
   if (S.Times.empty())
     S.Times.push_back(S.Measured);
   std::vector<int64_t> Sorted = S.Times;

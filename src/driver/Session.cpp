@@ -320,15 +320,7 @@ llvm::Expected<std::vector<size_t>> dd::driver::chooseIterations(
   return Out;
 }
 
-namespace {
-/// The numbers and lengths of a graph's iterations, and which hold GPU work.
-struct IterationLists {
-  std::vector<int64_t> Numbers, Lengths;
-  std::vector<uint8_t> Busy;
-};
-} // namespace
-
-static IterationLists iterationLists(const graph::Graph &G) {
+IterationLists dd::driver::iterationLists(const graph::Graph &G) {
   IterationLists L;
   std::vector<int64_t> Begin, End, GpuStarts;
   for (graph::TaskId X = 0; X < G.numTasks(); ++X)

@@ -154,6 +154,13 @@ chooseIterations(llvm::ArrayRef<int64_t> Numbers,
 /// For a graph of part of a trace it is the trace's (Graph::Span), and
 /// G.Iterations.size() when that one is not in the graph.
 size_t defaultIteration(const graph::Graph &G);
+/// The numbers and measured lengths of a graph's iterations, and which hold
+/// GPU work.
+struct IterationLists {
+  std::vector<int64_t> Numbers, Lengths;
+  std::vector<uint8_t> Busy;
+};
+IterationLists iterationLists(const graph::Graph &G);
 size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths,
                         llvm::ArrayRef<uint8_t> Busy = {});
 /// Which of the iterations [Begin[I], End[I]) hold GPU work: one of
