@@ -258,20 +258,10 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   graph::Graph *G = &Rp->G;
   std::vector<size_t> *Chosen = &Rp->Chosen;
   sim::SimResult *Base = &Rp->Base;
-  auto Fitted =
-      applyUnprofiled(*G, *Chosen, Unprofiled.forTrace(In->Trace), T.TracePath);
+  auto Fitted = applyProfiler(*Rp, Unprofiled, T.TracePath);
   if (!Fitted)
     return ExitInternal;
   const ProfilerFit &Fit = *Fitted;
-  warnOnRecordingOptions(In->Trace, Fit, T.TracePath);
-  if (Fit.changed()) {
-    auto R = sim::simulate(*G);
-    if (!R) {
-      reportError(T.TracePath, llvm::toString(R.takeError()));
-      return ExitInternal;
-    }
-    *Base = std::move(*R);
-  }
   // The what-ifs need the trace's devices, not its memory records.
   trace::Trace Light;
   Light.Path = In->Trace.Path;

@@ -35,20 +35,9 @@ RunSetupResult dd::driver::setupRun(const TraceOptions &T,
   if (!R)
     return Out;
   Out.Rc = ExitInternal;
-  auto Fit =
-      applyUnprofiled(R->G, R->Chosen, Req.forTrace(R->In.Trace), T.TracePath);
+  auto Fit = applyProfiler(*R, Req, T.TracePath);
   if (!Fit)
     return Out;
-  warnOnRecordingOptions(R->In.Trace, *Fit, T.TracePath);
-  if (Fit->changed()) {
-    // The CPU work was scaled: the baseline is the replay with it.
-    auto Base = sim::simulate(R->G);
-    if (!Base) {
-      reportError(T.TracePath, llvm::toString(Base.takeError()));
-      return Out;
-    }
-    R->Base = std::move(*Base);
-  }
   Out.Setup = std::make_unique<RunSetup>(
       RunSetup{T.TracePath, std::move(R->In), std::move(R->G),
                std::move(R->Chosen), std::move(R->Base), *Fit});
@@ -459,9 +448,10 @@ static std::string recordingOptions(const trace::Trace &T) {
   return Out;
 }
 
-void dd::driver::warnOnRecordingOptions(const trace::Trace &T,
-                                        const ProfilerFit &F,
-                                        const std::string &TracePath) {
+/// Warns where the per-event model's default cost is applied to a trace
+/// recorded with other options than the ones it was fitted on.
+static void warnOnRecordingOptions(const trace::Trace &T, const ProfilerFit &F,
+                                   const std::string &TracePath) {
   if (!F.PerEvent || F.PerEventNs != DefaultPerEventNs)
     return;
   std::string Opts = recordingOptions(T);
@@ -548,4 +538,24 @@ dd::driver::applyUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
                               formatDuration(F->Target), MaxCpuScale,
                               formatDuration(F->Replayed)));
   return *F;
+}
+
+std::optional<ProfilerFit>
+dd::driver::applyProfiler(Replayed &R, const ProfilerRequest &Req,
+                          const std::string &TracePath) {
+  auto Fit =
+      applyUnprofiled(R.G, R.Chosen, Req.forTrace(R.In.Trace), TracePath);
+  if (!Fit)
+    return std::nullopt;
+  warnOnRecordingOptions(R.In.Trace, *Fit, TracePath);
+  if (Fit->changed()) {
+    // The CPU work changed: the baseline is the replay with it.
+    auto Base = sim::simulate(R.G);
+    if (!Base) {
+      reportError(TracePath, llvm::toString(Base.takeError()));
+      return std::nullopt;
+    }
+    R.Base = std::move(*Base);
+  }
+  return Fit;
 }

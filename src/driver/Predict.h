@@ -143,10 +143,14 @@ std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
                                            const ProfilerRequest &Req,
                                            const std::string &TracePath);
 
-/// Warns where the per-event model's default cost is applied to a trace
-/// recorded with other options than the ones it was fitted on.
-void warnOnRecordingOptions(const trace::Trace &T, const ProfilerFit &F,
-                            const std::string &TracePath);
+/// What `run` and `opportunities` do with a loaded trace: the request for
+/// that trace applied to \p R's graph (applyUnprofiled; a warning where the
+/// trace's recording options differ from the per-event fit's) and, where
+/// its CPU work changed, \p R's baseline replayed again. None, the error
+/// reported, where the graph cannot be simulated.
+std::optional<ProfilerFit> applyProfiler(Replayed &R,
+                                         const ProfilerRequest &Req,
+                                         const std::string &TracePath);
 
 /// The trace side of a run, shared by every point of a sweep: the trace, its
 /// unchanged graph, the reported iterations and the baseline replay.
