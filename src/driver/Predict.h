@@ -110,8 +110,6 @@ llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
                                           const std::vector<size_t> &Chosen,
                                           int64_t Target);
 
-/// Reads --unprofiled's \p Text (empty: not given) into \p Target; false,
-/// with the error reported, where it is not a duration or \p T is a job.
 /// What --unprofiled asks for: the time measured without the profiler
 /// (a fit of CPU speed to it), or the per-event model.
 struct ProfilerRequest {
@@ -133,6 +131,10 @@ struct ProfilerRequest {
 /// ground truth was recorded with (record_shapes and profile_memory on;
 /// fitted by tests/cli/fit_profiler_cost.py, docs/validation.md).
 constexpr int64_t DefaultPerEventNs = 5500;
+/// Reads --unprofiled's \p Text into \p Out: empty (not given) is the
+/// per-event model at its default cost for one trace, nothing for a job;
+/// "profiled" (--profiled) nothing; `per-event[=COST]`; or a duration. False,
+/// with the error reported, for anything else, or a value given for a job.
 bool parseUnprofiled(const std::string &Text, const TraceOptions &T,
                      ProfilerRequest &Out);
 /// fitUnprofiled where \p Target is given (else a fit not applied), with a

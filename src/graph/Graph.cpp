@@ -584,7 +584,7 @@ static bool frontierLess(const Graph::FrontierEntry &A,
   return A.Task > B.Task;
 }
 
-void Graph::addToFrontier(TaskId X) const {
+void Graph::addToFrontier(TaskId X, bool Append) const {
   TaskId L = Launcher[X];
   // A call added since the last finalize has no position yet.
   if (!isGpu(X) || L == NoTask || L >= PosOnRes.size() || isRemoved(L) ||
@@ -600,7 +600,7 @@ void Graph::addToFrontier(TaskId X) const {
   }
   FrontierEntry E{PosOnRes[L], OrderKey[X], X};
   auto &V = S->second;
-  if (FrontierSorting || V.empty() || !frontierLess(E, V.back())) {
+  if (Append || V.empty() || !frontierLess(E, V.back())) {
     V.push_back(E);
   } else {
     V.insert(std::upper_bound(V.begin(), V.end(), E, frontierLess), E);
@@ -617,17 +617,15 @@ void Graph::launchFrontier(ResourceId Thread, uint32_t Pos,
     FrontierIndex.clear();
     FrontierBuilt = true;
     FrontierIndexed = N;
-    FrontierSorting = true;
     for (TaskId X = 0; X < N; ++X)
-      addToFrontier(X);
-    FrontierSorting = false;
+      addToFrontier(X, /*Append=*/true);
     for (auto &KV : FrontierIndex)
       for (auto &S : KV.second)
         std::sort(S.second.begin(), S.second.end(), frontierLess);
     LookupWork += N;
   }
   for (TaskId X = static_cast<TaskId>(FrontierIndexed); X < N; ++X)
-    addToFrontier(X);
+    addToFrontier(X, /*Append=*/false);
   LookupWork += N - FrontierIndexed;
   FrontierIndexed = N;
   auto It = FrontierIndex.find(Thread);

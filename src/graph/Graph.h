@@ -389,10 +389,11 @@ private:
       std::vector<std::pair<ResourceId, std::vector<FrontierEntry>>>>
       FrontierIndex;
   mutable bool FrontierBuilt = false;
-  mutable bool FrontierSorting = false;
   mutable size_t FrontierIndexed = 0;
   mutable uint64_t LookupWork = 0;
-  void addToFrontier(TaskId X) const;
+  /// Adds X's entry to launchFrontier's index: at the end of its list when
+  /// \p Append (a bulk build sorts them after), else in its place.
+  void addToFrontier(TaskId X, bool Append) const;
   bool RanksValid = false;
   /// Kahn order of the last acyclicity check: 2*T start, 2*T+1 end.
   std::vector<uint32_t> TopoRank;
