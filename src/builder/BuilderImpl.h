@@ -11,9 +11,11 @@
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,35 @@ struct BuildContext {
     ++Stats.EdgesByKind[static_cast<unsigned>(K)];
   }
 };
+
+/// The events \p Keep takes on the track that has most of them, by start
+/// (then id). \p Tied is set when another track has as many (the lower
+/// track id wins). Iteration markers and the GPU work whose period is a
+/// step (Period.cpp) are picked so.
+template <typename Pred>
+std::vector<EventId> eventsOnBusiestTrack(const trace::Trace &T, Pred Keep,
+                                          bool *Tied = nullptr) {
+  llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
+  for (EventId E = 0; E < T.numEvents(); ++E)
+    if (Keep(E))
+      ByTrack[T.TrackOf[E]].push_back(E);
+  std::vector<EventId> Best;
+  trace::TrackId BestTrack = ~0u;
+  for (auto &[Track, Events] : ByTrack)
+    if (Events.size() > Best.size() ||
+        (Events.size() == Best.size() && Track < BestTrack)) {
+      Best = Events;
+      BestTrack = Track;
+    }
+  if (Tied)
+    *Tied = llvm::count_if(ByTrack, [&](const auto &KV) {
+              return KV.second.size() == Best.size();
+            }) > 1;
+  std::sort(Best.begin(), Best.end(), [&](EventId A, EventId B) {
+    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
+  });
+  return Best;
+}
 
 /// Finds the iterations (ProfilerStep#N, Optimizer.step, or the window).
 llvm::Error findIterations(BuildContext &C);

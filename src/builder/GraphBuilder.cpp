@@ -72,33 +72,19 @@ static std::optional<int64_t> profilerStepNumber(std::string_view Name) {
 
 /// Events named by \p Match on the track that has most of them, by start.
 /// Annotations, operators (the 2021 schema) and NVTX ranges (run.cupti)
-/// can name iterations. \p Tied is set when another track has as many
-/// (the lower track id wins).
+/// can name iterations.
 template <typename Pred>
 static std::vector<EventId>
 markersOnBusiestTrack(const trace::Trace &T, Pred Match, bool *Tied = nullptr) {
-  llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
-  for (EventId E = 0; E < T.numEvents(); ++E)
-    if ((T.Kind[E] == EventKind::UserAnnotation ||
-         T.Kind[E] == EventKind::CpuOp || T.Kind[E] == EventKind::Marker) &&
-        Match(T.name(E)))
-      ByTrack[T.TrackOf[E]].push_back(E);
-  std::vector<EventId> Best;
-  trace::TrackId BestTrack = ~0u;
-  for (auto &[Track, Events] : ByTrack)
-    if (Events.size() > Best.size() ||
-        (Events.size() == Best.size() && Track < BestTrack)) {
-      Best = Events;
-      BestTrack = Track;
-    }
-  if (Tied)
-    *Tied = llvm::count_if(ByTrack, [&](const auto &KV) {
-              return KV.second.size() == Best.size();
-            }) > 1;
-  std::sort(Best.begin(), Best.end(), [&](EventId A, EventId B) {
-    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
-  });
-  return Best;
+  return detail::eventsOnBusiestTrack(
+      T,
+      [&](EventId E) {
+        return (T.Kind[E] == EventKind::UserAnnotation ||
+                T.Kind[E] == EventKind::CpuOp ||
+                T.Kind[E] == EventKind::Marker) &&
+               Match(T.name(E));
+      },
+      Tied);
 }
 
 std::vector<EventId> graph::profilerSteps(const trace::Trace &T, bool *Tied) {

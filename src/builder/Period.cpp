@@ -47,23 +47,11 @@ bool detail::detectSteps(BuildContext &C) {
   const trace::Trace &T = C.T;
   using PK = Iteration::PointKind;
   // The busiest stream's GPU work, by start.
-  llvm::DenseMap<trace::TrackId, std::vector<EventId>> ByTrack;
-  for (EventId E = 0; E < T.numEvents(); ++E)
-    if (trace::isGpuWork(T.Kind[E]))
-      ByTrack[T.TrackOf[E]].push_back(E);
-  std::vector<EventId> Work;
-  trace::TrackId Busiest = ~0u;
-  for (auto &[Track, Events] : ByTrack)
-    if (Events.size() > Work.size() ||
-        (Events.size() == Work.size() && Track < Busiest)) {
-      Work = Events;
-      Busiest = Track;
-    }
+  std::vector<EventId> Work = eventsOnBusiestTrack(
+      T, [&](EventId E) { return trace::isGpuWork(T.Kind[E]); });
   if (Work.size() < 4)
     return false;
-  std::sort(Work.begin(), Work.end(), [&](EventId A, EventId B) {
-    return std::make_pair(T.Start[A], A) < std::make_pair(T.Start[B], B);
-  });
+  trace::TrackId Busiest = T.TrackOf[Work.front()];
   // The smallest period, after dropping warm-up where it helps: at least
   // two whole repeats.
   size_t From = 0, Period = 0;
