@@ -164,12 +164,15 @@ static std::optional<Value> parseSetting(std::string_view T,
   return Value::number(Q->Value, Q->D);
 }
 
-/// A --set number as parameter \p Default takes it: a plain 0 is 0 of any
-/// dimension ("--set latency=0").
+/// A --set value as parameter \p Default takes it: a plain 0 is 0 of any
+/// dimension ("--set latency=0"), and none is the word "none" for a text
+/// parameter ("--set fp8_casts=none").
 static Value asParameter(Value V, const Value &Default) {
   if (V.is(VKind::Number) && Default.is(VKind::Number) && V.unit().plain() &&
       V.asNumber() == 0)
     return Value::number(0, Default.unit());
+  if (V.is(VKind::None) && Default.is(VKind::String))
+    return Value::string("none");
   return V;
 }
 

@@ -21,7 +21,8 @@ speed does not blur). `--set MODEL:NAME=VALUE` adds a setting to every run
 of that model (`--set amp:physical=true`). An error bound is
 asserted only with --max-per-event BOUND, on the mean |error| of the
 prediction from the trace alone with the per-event model (--unprofiled
-per-event; --per-event TIME tries another cost); the check fails where a run
+per-event; --per-event TIME tries another cost), and with --max-pair BOUND
+on each pair's; the check fails where a run
 fails, prints no prediction, or where --unprofiled's replay misses the
 baseline's time by more than 2% without saying the run is bound by GPU work.
 Pairs no model covers are listed as such. --markdown prints the table for
@@ -305,6 +306,13 @@ def main(argv):
               f"{sum(errors_unprof) / n:.1%}; GPU work "
               f"{sum(errors_gpu) / max(1, len(errors_gpu)):.1%}"
               + (f" over {len(errors_gpu)}" if len(errors_gpu) != n else ""))
+        if "--max-pair" in argv:
+            bound = float(argv[argv.index("--max-pair") + 1])
+            for r in rows:
+                if abs(r.get("err_perev", 0)) > bound:
+                    sys.exit(f"FAIL: {r['pair']}: the per-event model misses "
+                             f"by {r['err_perev']:+.1%}, more than "
+                             f"{bound:.1%}")
         if "--max-per-event" in argv:
             bound = float(argv[argv.index("--max-per-event") + 1])
             mean = sum(errors_perev) / n

@@ -5,6 +5,8 @@
 //   // trace: hta/mi250_rocm_minitoy_train.json.gz   (relative to tests/data)
 //   // set: NAME=VALUE                               (a parameter, repeatable)
 //   // max-steps: N                                  (the VM's step budget)
+//   // unprofiled: per-event       the profiler's cost taken out per event,
+//                                  as `run` does by default (else --profiled)
 //   // expect: TEXT            a line the script prints, in order; all of them
 //   // expect error: L:C: MSG  a compile error at line L, column C whose
 //                              message contains MSG; all of them, and no other
@@ -41,6 +43,7 @@ struct Expectations {
   std::string Trace;
   std::vector<vm::Setting> Settings;
   uint64_t MaxSteps = 50'000'000;
+  bool PerEvent = false;
   std::vector<std::string> Lines;
   struct Diag {
     unsigned Line, Col;
@@ -98,6 +101,10 @@ bool readExpectations(const std::string &Text, Expectations &E) {
       V = trim(V);
       size_t Eq = V.find('=');
       E.Settings.push_back({V.substr(0, Eq), V.substr(Eq + 1)});
+    } else if (Take("unprofiled:", V)) {
+      if (trim(V) != "per-event")
+        return false;
+      E.PerEvent = true;
     } else if (Take("max-steps:", V)) {
       E.MaxSteps = std::stoull(trim(V));
     } else if (Take("expect runtime error at:", V)) {
@@ -177,15 +184,18 @@ int main(int argc, char **argv) {
   // reported iteration, memory and device facts, so a golden pins what
   // users see. The trace's CPU work stays as recorded: goldens pin the
   // language, not the fitted profiler model (--unprofiled per-event), which
-  // a refit would change.
+  // a refit would change; `// unprofiled: per-event` opts in to it for a
+  // golden about prices without the profiler.
   // Without one, against an empty graph.
   vm::RunResult R;
   if (!E.Trace.empty()) {
     driver::TraceOptions O;
     O.TracePath = DataDir + "/" + E.Trace;
     O.TracePaths = {O.TracePath};
-    driver::RunSetupResult Setup =
-        driver::setupRun(O, driver::ProfilerRequest());
+    driver::ProfilerRequest Profiler;
+    if (E.PerEvent)
+      Profiler.PerEventNs = driver::DefaultPerEventNs;
+    driver::RunSetupResult Setup = driver::setupRun(O, Profiler);
     if (!Setup.Setup)
       return failWith("the trace did not load (exit " +
                       std::to_string(Setup.Rc) + ")");
