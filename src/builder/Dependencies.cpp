@@ -15,8 +15,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "builder/BuilderImpl.h"
+#include "support/Work.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <set>
 
 using namespace dd;
 using namespace dd::graph;
@@ -86,6 +90,9 @@ private:
   llvm::DenseMap<int64_t, SyncRecord> SyncByCorr;
   llvm::DenseMap<std::pair<int32_t, int64_t>, ResourceId> StreamByKey;
   std::vector<std::vector<TaskId>> RecordsByThread;
+  /// Events, tasks and launches the passes visited (work::BuilderScans),
+  /// added to the counter once, at the end of run().
+  uint64_t Scans = 0;
 
   void readSyncRecords();
   ResourceId stream(int32_t Device, int64_t Id) const {
@@ -134,6 +141,7 @@ void GpuDeps::readSyncRecords() {
     R.RecordCorr = T.intArg(E, trace::ArgKey::WaitOnEventCorr).value_or(-1);
     SyncByCorr[T.Correlation[E]] = R;
   }
+  Scans += T.numEvents();
   C.Stats.HasCudaSyncEvents = !SyncByCorr.empty();
 }
 
@@ -222,9 +230,11 @@ void GpuDeps::addDeviceSync(TaskId Call, int32_t Dev) {
   It->second = {Call, At};
   if (First) {
     for (auto &[D, Streams] : C.DeviceStreams)
-      if (Dev < 0 || D == Dev)
+      if (Dev < 0 || D == Dev) {
+        Scans += Streams.size();
         for (ResourceId S : Streams)
           syncOn(Call, C.lastLaunchedBefore(S, At));
+      }
     return;
   }
   C.addEdge(Prev.Call, Call, EdgeKind::Sync, Anchor::EndToEnd);
@@ -236,13 +246,15 @@ void GpuDeps::addDeviceSync(TaskId Call, int32_t Dev) {
     auto From = std::partition_point(
         Launches.begin(), Launches.end(),
         [&](const BuildContext::Launch &L) { return L.CallStart < Prev.At; });
-    for (auto L = From; L != Launches.end() && L->CallStart < At; ++L) {
+    auto L = From;
+    for (; L != Launches.end() && L->CallStart < At; ++L) {
       ResourceId S = G.Res[L->Op];
       if (!StreamSeen[S]) {
         StreamSeen[S] = 1;
         SeenList.push_back(S);
       }
     }
+    Scans += static_cast<uint64_t>(L - From);
   }
   // Stream order: the same edges, in the same order, on every run.
   std::sort(SeenList.begin(), SeenList.end());
@@ -329,6 +341,7 @@ void GpuDeps::addQueueFull() {
       50000, std::clamp<int64_t>(Quick, 0, MaxTime / 10) * 10);
   for (ResourceId S = 0; S < C.StreamOps.size(); ++S) {
     const auto &Ops = C.StreamOps[S];
+    Scans += 2 * Ops.size();
     // Work on a stream finishes in order: a running maximum of ends is
     // sorted and counts what had finished by a given time.
     std::vector<int64_t> DoneBy;
@@ -438,6 +451,9 @@ void GpuDeps::run() {
       addSyncs(X, K);
   }
   addQueueFull();
+  // The three passes over the tasks above, and the calls sorted.
+  Scans += 3 * G.numTasks() + Calls.size();
+  work::add(work::Counter::BuilderScans, Scans);
 }
 
 void detail::addGpuDependencies(BuildContext &C) { GpuDeps(C).run(); }
@@ -459,9 +475,12 @@ static void addWakeEdges(BuildContext &C) {
       Threads.push_back(R);
   if (Threads.size() < 2)
     return;
+  // Leaves and threads visited (work::BuilderScans).
+  uint64_t Scans = 0;
   // Running maximum of leaf ends per thread, for binary search.
   std::vector<std::vector<int64_t>> MaxEnd(G.Resources.size());
   for (ResourceId R : Threads) {
+    Scans += 2 * C.ThreadLeaves[R].size(); // here and for the resumes
     int64_t M = INT64_MIN;
     for (TaskId L : C.ThreadLeaves[R]) {
       M = std::max(M, C.mEnd(L));
@@ -488,59 +507,63 @@ static void addWakeEdges(BuildContext &C) {
   // Each is woken by the latest end, within MaxLatency before it, among the
   // other threads' last leaves to end by then (per thread, the last leaf
   // whose running maximum end is not after the start; the lower thread on
-  // ties). The resumes are taken in time order, so that only threads with
-  // leaves in the last MaxLatency are searched: a trace with many threads
-  // that each ran a while costs what its concurrency does.
+  // ties). The resumes are taken in time order, so each thread's last leaf
+  // only moves forward; the threads' last leaves are kept ordered, the
+  // latest end first, and a resume looks at the first two (one may be its
+  // own thread's). Looking at every thread instead made a trace of many
+  // threads that each resume many times quadratic.
   std::vector<uint32_t> ByStart(Resumes.size());
   for (uint32_t I = 0; I < ByStart.size(); ++I)
     ByStart[I] = I;
   std::stable_sort(ByStart.begin(), ByStart.end(), [&](uint32_t P, uint32_t Q) {
     return Resumes[P].Start < Resumes[Q].Start;
   });
-  std::vector<ResourceId> ByFirstEnd = Threads;
-  std::stable_sort(ByFirstEnd.begin(), ByFirstEnd.end(),
-                   [&](ResourceId P, ResourceId Q) {
-                     return MaxEnd[P].front() < MaxEnd[Q].front();
-                   });
-  std::vector<ResourceId> Active;
-  size_t NextThread = 0;
+  using Candidate = std::pair<int64_t, ResourceId>; // (end, thread)
+  auto Later = [](const Candidate &P, const Candidate &Q) {
+    return P.first != Q.first ? P.first > Q.first : P.second < Q.second;
+  };
+  std::set<Candidate, decltype(Later)> Last(Later);
+  // Per thread, its leaves up to the last one (those whose running maximum
+  // end is not after the resume's start); the threads by the running
+  // maximum end of their next leaf, the soonest first.
+  std::vector<size_t> Taken(G.Resources.size(), 0);
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> Due;
+  for (ResourceId R : Threads)
+    Due.push({MaxEnd[R].front(), R});
   for (uint32_t RI : ByStart) {
     Resume &Q = Resumes[RI];
-    while (NextThread < ByFirstEnd.size() &&
-           MaxEnd[ByFirstEnd[NextThread]].front() <= Q.Start)
-      Active.push_back(ByFirstEnd[NextThread++]);
-    int64_t BestEnd = INT64_MIN;
-    ResourceId BestThread = NoResource;
-    for (size_t J = 0; J < Active.size();) {
-      ResourceId B = Active[J];
+    while (!Due.empty() && Due.top().first <= Q.Start) {
+      ResourceId B = Due.top().second;
+      Due.pop();
       const auto &M = MaxEnd[B];
-      if (M.back() < Q.Start - MaxLatency) {
-        // Ended too long ago for this resume and every later one.
-        Active[J] = Active.back();
-        Active.pop_back();
-        continue;
-      }
-      ++J;
-      if (B == Q.A)
-        continue;
-      // Last leaf of B whose running max end is <= Start.
-      size_t K = std::upper_bound(M.begin(), M.end(), Q.Start) - M.begin();
-      if (K == 0)
-        continue;
-      TaskId Cand = C.ThreadLeaves[B][K - 1];
-      int64_t End = C.mEnd(Cand);
-      if (End > Q.Start || End < Q.IdleFrom || Q.Start - End > MaxLatency)
-        continue;
-      if (End > BestEnd || (End == BestEnd && B < BestThread)) {
-        BestEnd = End;
-        BestThread = B;
-        Q.Waker = Cand;
-      }
+      const auto &Leaves = C.ThreadLeaves[B];
+      size_t &K = Taken[B], From = K;
+      if (K > 0)
+        Last.erase({C.mEnd(Leaves[K - 1]), B});
+      while (K < M.size() && M[K] <= Q.Start)
+        ++K;
+      Scans += K - From;
+      Last.insert({C.mEnd(Leaves[K - 1]), B});
+      if (K < M.size())
+        Due.push({M[K], B});
     }
+    Scans += 2; // the two latest
+    auto Best = Last.begin();
+    if (Best != Last.end() && Best->second == Q.A)
+      ++Best;
+    if (Best == Last.end())
+      continue;
+    // Not after the start (a leaf ends by its running maximum); the
+    // other threads' last leaves end no later than this one.
+    int64_t End = Best->first;
+    if (End < Q.IdleFrom || Q.Start - End > MaxLatency)
+      continue;
+    Q.Waker = C.ThreadLeaves[Best->second][Taken[Best->second] - 1];
   }
   for (const Resume &Q : Resumes)
     if (Q.Waker != NoTask)
       C.addEdge(Q.Waker, Q.X, EdgeKind::Wake, Anchor::EndToStart);
+  work::add(work::Counter::BuilderScans, Scans);
 }
 
 static void addFwdBwdEdges(BuildContext &C) {
@@ -597,6 +620,8 @@ static void addFwdBwdEdges(BuildContext &C) {
       if (S != Starts.end() && D != AtStart.end() && D->second != NoTask)
         Link(S->second, D->second);
     }
+    // Three passes over the flows, one over the tasks.
+    work::add(work::Counter::BuilderScans, 3 * T.Flows.size() + G.numTasks());
     return;
   }
   // No flows: pair by autograd sequence number (forward ops have
@@ -619,6 +644,7 @@ static void addFwdBwdEdges(BuildContext &C) {
     if (It != Forward.end())
       Link(It->second, X);
   }
+  work::add(work::Counter::BuilderScans, 2 * T.Flows.size() + 3 * G.numTasks());
 }
 
 void detail::addCpuDependencies(BuildContext &C) {

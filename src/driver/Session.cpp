@@ -5,6 +5,7 @@
 #include "driver/Progress.h"
 #include "support/Error.h"
 #include "support/FileIO.h"
+#include "support/Work.h"
 #include "trace/Numbers.h"
 #include "trace/TraceReader.h"
 
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 using namespace dd;
 using namespace dd::driver;
@@ -86,13 +88,27 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
 
 bool dd::driver::checkOutputPaths(const std::vector<NamedPath> &Outputs,
                                   const std::vector<NamedPath> &Inputs) {
+  // Each path is resolved once (a stat, or where it would be made) and
+  // looked up by what it resolved to: comparing every output with every
+  // input made a job's export stat each rank's trace once per rank.
+  std::map<FileIdentity, size_t> FirstInput, FirstOutput;
+  bool InputsResolved = false;
+  uint64_t Resolved = 0;
   for (size_t I = 0; I < Outputs.size(); ++I) {
     const NamedPath &Out = Outputs[I];
+    ++Resolved;
     if (Out.Path.empty() || isSpecialFile(Out.Path))
       continue;
-    for (const NamedPath &In : Inputs) {
-      if (!sameFile(Out.Path, In.Path))
-        continue;
+    if (!InputsResolved) {
+      InputsResolved = true;
+      Resolved += Inputs.size();
+      for (size_t K = 0; K < Inputs.size(); ++K)
+        FirstInput.try_emplace(fileIdentity(Inputs[K].Path), K);
+    }
+    ++Resolved;
+    FileIdentity Id = fileIdentity(Out.Path);
+    if (auto It = FirstInput.find(Id); It != FirstInput.end()) {
+      const NamedPath &In = Inputs[It->second];
       reportError("ddscript",
                   fmt::format("{} {} is {}{}: writing there would "
                               "overwrite it; give another file",
@@ -102,15 +118,18 @@ bool dd::driver::checkOutputPaths(const std::vector<NamedPath> &Outputs,
                                   : " (" + In.Path + ", the same file)"));
       return false;
     }
-    for (size_t J = 0; J < I; ++J)
-      if (!Outputs[J].Path.empty() && sameFile(Out.Path, Outputs[J].Path)) {
-        reportError("ddscript",
-                    fmt::format("{} and {} name one file ({}): give each "
-                                "its own",
-                                Outputs[J].What, Out.What, Out.Path));
-        return false;
-      }
+    // (An earlier output that is a device never matches: this one would
+    // be that device too, and skipped above.)
+    auto [It, New] = FirstOutput.try_emplace(std::move(Id), I);
+    if (!New) {
+      reportError("ddscript",
+                  fmt::format("{} and {} name one file ({}): give each "
+                              "its own",
+                              Outputs[It->second].What, Out.What, Out.Path));
+      return false;
+    }
   }
+  work::add(work::Counter::PathChecks, Resolved);
   return true;
 }
 

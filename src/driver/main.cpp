@@ -6,11 +6,13 @@
 
 #include "DDVersion.h"
 #include "driver/Commands.h"
+#include "driver/Console.h"
 #include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
 #include "support/FileIO.h"
 #include "support/HugePages.h"
+#include "support/Work.h"
 
 #include <CLI/CLI.hpp>
 
@@ -70,6 +72,18 @@ bool namesLargeFile(int argc, char **argv) {
     }
   }
   return false;
+}
+
+/// Where DDSCRIPT_WORK_COUNTS says to write the work counts, or null.
+const char *WorkCountsPath = nullptr;
+
+/// Writes the work counts (support/Work.h) when the command exits: commands
+/// end in std::exit, which runs this and not the destructors of main's
+/// locals.
+void writeWorkCounts() {
+  if (auto Err = dd::writeFileAtomically(WorkCountsPath, dd::work::toJson()))
+    reportWarning(WorkCountsPath, "cannot write the work counts: " +
+                                      llvm::toString(std::move(Err)));
 }
 
 /// --format: text or json, in any case.
@@ -173,6 +187,10 @@ bool profiledFlag(bool Profiled, std::string &Unprofiled) {
 
 int main(int argc, char **argv) {
   dd::restartWithHugePages(argv, namesLargeFile(argc, argv));
+  // After the restart, which would lose a handler registered before it.
+  WorkCountsPath = std::getenv("DDSCRIPT_WORK_COUNTS");
+  if (WorkCountsPath && *WorkCountsPath)
+    std::atexit(writeWorkCounts);
   // `ddscript record [options] -- CMD ARGS...`: the command after "--" is
   // the user's, not ours to parse.
   RecordOptions Record;

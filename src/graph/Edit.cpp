@@ -1,5 +1,7 @@
 #include "graph/Edit.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -23,27 +25,25 @@ template <typename Fn> void forLeaves(const Graph &G, TaskId C, Fn F) {
 }
 } // namespace
 
-uint64_t graph::scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
-                           bool Divide) {
+uint64_t graph::scaleTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks,
+                           double Factor, bool Divide) {
   if (!G.finalized())
     G.finalize();
-  size_t N = G.numTasks();
-  llvm::BitVector DurDone(N), GapDone(N);
+  // Each leaf once, whatever containers of the set hold it: what the set
+  // touches, not the graph's size (a model that scales one task at a time
+  // pays for that task).
+  llvm::DenseSet<TaskId> DurDone, GapDone;
   uint64_t Changed = 0;
   auto Leaf = [&](TaskId L, bool InnerGap) {
-    if (!DurDone.test(L)) {
-      DurDone.set(L);
+    if (DurDone.insert(L).second) {
       G.Dur[L] = scaledDuration(G.Dur[L], Factor, Divide);
       G.Flags[L] |= TF_Changed;
       ++Changed;
     }
-    if (InnerGap && !GapDone.test(L)) {
-      GapDone.set(L);
+    if (InnerGap && GapDone.insert(L).second)
       G.Gap[L] = scaledDuration(G.Gap[L], Factor, Divide);
-    }
   };
-  for (int T = Set.find_first(); T >= 0; T = Set.find_next(T)) {
-    TaskId X = static_cast<TaskId>(T);
+  for (TaskId X : Tasks) {
     if (G.isRemoved(X))
       continue;
     if (G.isLeaf(X)) {
@@ -54,6 +54,14 @@ uint64_t graph::scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
     forLeaves(G, X, Leaf);
   }
   return Changed;
+}
+
+uint64_t graph::scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
+                           bool Divide) {
+  std::vector<TaskId> Tasks;
+  for (int T = Set.find_first(); T >= 0; T = Set.find_next(T))
+    Tasks.push_back(static_cast<TaskId>(T));
+  return scaleTasks(G, Tasks, Factor, Divide);
 }
 
 int64_t graph::innerTime(const Graph &G, TaskId T) {
@@ -76,9 +84,7 @@ void graph::setTaskDuration(Graph &G, TaskId T, int64_t Ns) {
   if (Now <= 0)
     return;
   double Factor = static_cast<double>(Ns) / static_cast<double>(Now);
-  llvm::BitVector One(G.numTasks());
-  One.set(T);
-  scaleTasks(G, One, Factor, false);
+  scaleTasks(G, llvm::ArrayRef<TaskId>(T), Factor, false);
 }
 
 void dd::graph::scaleCpuTime(const Graph &G, double Factor,

@@ -12,6 +12,8 @@
 
 #include "graph/Graph.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include "llvm/ADT/BitVector.h"
 
 namespace dd::graph {
@@ -26,6 +28,10 @@ int64_t scaledDuration(int64_t D, double Factor, bool Divide);
 /// holds both a container and what it encloses. Marks changed tasks with
 /// TF_Changed and returns how many leaves changed.
 uint64_t scaleTasks(Graph &G, const llvm::BitVector &Set, double Factor,
+                    bool Divide);
+/// The same for the tasks of \p Tasks; costs what they hold, not the
+/// graph's size.
+uint64_t scaleTasks(Graph &G, llvm::ArrayRef<TaskId> Tasks, double Factor,
                     bool Divide);
 
 /// Sets the duration of \p T: a leaf's directly; a container's by scaling

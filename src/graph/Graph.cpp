@@ -1,6 +1,7 @@
 #include "graph/Graph.h"
 
 #include "support/Prefault.h"
+#include "support/Work.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -537,6 +538,7 @@ const std::vector<int64_t> &Graph::launchKeys(ResourceId S) const {
 
 void Graph::launchedBy(TaskId C, std::vector<TaskId> &Out) const {
   size_t N = numTasks();
+  uint64_t WorkBefore = LookupWork;
   if (LaunchIndexed > N || LaunchedBegin.empty()) {
     // First use: a counting sort by launcher.
     LaunchedBegin.assign(N + 1, 0);
@@ -571,6 +573,8 @@ void Graph::launchedBy(TaskId C, std::vector<TaskId> &Out) const {
       LookupWork += It->second.size();
     }
   }
+  // Once per call: callers look up one task at a time.
+  work::add(work::Counter::GraphLookups, LookupWork - WorkBefore);
 }
 
 /// launchFrontier's order: by launcher position, then order key; among
@@ -612,6 +616,7 @@ void Graph::launchFrontier(ResourceId Thread, uint32_t Pos,
                            std::vector<TaskId> &Out) const {
   assert(!LookupsStale && "launchFrontier needs the order of a finalize");
   size_t N = numTasks();
+  uint64_t WorkBefore = LookupWork;
   if (!FrontierBuilt) {
     // In bulk: append every entry, then sort each list once.
     FrontierIndex.clear();
@@ -629,8 +634,10 @@ void Graph::launchFrontier(ResourceId Thread, uint32_t Pos,
   LookupWork += N - FrontierIndexed;
   FrontierIndexed = N;
   auto It = FrontierIndex.find(Thread);
-  if (It == FrontierIndex.end())
+  if (It == FrontierIndex.end()) {
+    work::add(work::Counter::GraphLookups, LookupWork - WorkBefore);
     return;
+  }
   std::vector<std::pair<ResourceId, TaskId>> Found;
   for (const auto &[Stream, V] : It->second) {
     auto End = std::upper_bound(
@@ -648,6 +655,7 @@ void Graph::launchFrontier(ResourceId Thread, uint32_t Pos,
   std::sort(Found.begin(), Found.end());
   for (auto &F : Found)
     Out.push_back(F.second);
+  work::add(work::Counter::GraphLookups, LookupWork - WorkBefore);
 }
 
 bool Graph::finalize(std::string *Error) {
@@ -712,6 +720,9 @@ bool Graph::finalize(std::string *Error) {
   };
   BuildCsr(true, InBegin, InEdges);
   BuildCsr(false, OutBegin, OutEdges);
+  // Each finalize orders every task and edge: a caller that finalizes
+  // after each small edit is quadratic, and this count shows it.
+  work::add(work::Counter::GraphFinalize, N + Edges.size());
 
   if (!checkAcyclic(Error)) {
     Dirty = true;

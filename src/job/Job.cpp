@@ -1,6 +1,7 @@
 #include "job/Job.h"
 
 #include "support/Error.h"
+#include "support/Work.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -226,13 +227,18 @@ llvm::Error matchByOrder(const std::vector<RankGraph> &Ranks,
     }
   }
   std::vector<std::pair<uint32_t, TaskId>> Members;
-  for (size_t S = 0; S < Ref.Tasks.size(); ++S)
+  uint64_t PerRank = 0;
+  for (size_t S = 0; S < Ref.Tasks.size(); ++S) {
+    PerRank += Ref.Tasks[S].size();
     for (size_t K = 0; K < Ref.Tasks[S].size(); ++K) {
       Members.clear();
       for (size_t I = 0; I < Ranks.size(); ++I)
         Members.push_back({uint32_t(I), Comm[I].Ungrouped.Tasks[S][K]});
       addMatched(P, Members);
     }
+  }
+  // Every rank's kernels, compared above and paired here.
+  work::add(work::Counter::JobMatching, 2 * Ranks.size() * PerRank);
   return llvm::Error::success();
 }
 
@@ -250,6 +256,8 @@ llvm::Error matchByGroup(const std::vector<RankGraph> &Ranks,
     for (const auto &KV : RC.ByGroup)
       Names.insert(KV.first);
   std::vector<std::pair<uint32_t, TaskId>> Members;
+  // Every rank looked up per group, and each member's kernels.
+  uint64_t Visited = Names.size() * Ranks.size();
   for (const std::string &Name : Names) {
     // The group's ranks as the first rank that runs it records them.
     const Graph::CommGroup *Group = nullptr;
@@ -292,6 +300,7 @@ llvm::Error matchByGroup(const std::vector<RankGraph> &Ranks,
                                       : &F->second.second});
     }
     const auto &[RefRank, Ref] = Given.front();
+    Visited += Group->Ranks.size() + 2 * Given.size() * Ref->size();
     for (const auto &[I, Tasks] : Given) {
       if (Tasks->size() != Ref->size())
         return makeError(fmt::format(
@@ -331,6 +340,7 @@ llvm::Error matchByGroup(const std::vector<RankGraph> &Ranks,
       addMatched(P, Members);
     }
   }
+  work::add(work::Counter::JobMatching, Visited);
   return llvm::Error::success();
 }
 
@@ -390,10 +400,12 @@ void estimateClocks(const std::vector<RankGraph> &Ranks, PreparedJob &P) {
   size_t Left = Ranks.size() - 1;
   std::vector<size_t> Queue{0};
   std::map<uint32_t, std::vector<int64_t>> Diff;
+  uint64_t Visited = P.Members.size(); // for Of
   for (size_t Q = 0; Q < Queue.size() && Left; ++Q) {
     size_t J = Queue[Q];
     Diff.clear();
     for (uint32_t C : Of[J]) {
+      Visited += 2 * (P.CollectiveBegin[C + 1] - P.CollectiveBegin[C]);
       int64_t EndJ = 0;
       for (uint32_t M = P.CollectiveBegin[C]; M < P.CollectiveBegin[C + 1]; ++M)
         if (P.MemberRank[M] == J)
@@ -409,6 +421,7 @@ void estimateClocks(const std::vector<RankGraph> &Ranks, PreparedJob &P) {
       Queue.push_back(I);
     }
   }
+  work::add(work::Counter::JobMatching, Visited);
   if (Left) {
     std::vector<int32_t> Alone;
     for (size_t I = 0; I < Ranks.size(); ++I)

@@ -1,5 +1,7 @@
 #include "sim/CriticalPath.h"
 
+#include "support/Work.h"
+
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
@@ -36,6 +38,7 @@ CriticalPath sim::criticalPath(const Graph &G, const SimResult &R,
         T = X;
         break;
       }
+    work::add(work::Counter::PathSteps, T == NoTask ? G.numTasks() : T + 1);
     break;
   }
   if (T == NoTask)
@@ -52,7 +55,8 @@ CriticalPath sim::criticalPath(const Graph &G, const SimResult &R,
   };
   // Each step moves to an earlier (or equal) point; the step count bound
   // guards against zero-length loops.
-  for (size_t Steps = 0; Steps < 4 * G.numTasks() + 8; ++Steps) {
+  size_t Steps = 0;
+  for (; Steps < 4 * G.numTasks() + 8; ++Steps) {
     int64_t Here = AtEnd ? R.End[T] : R.Start[T];
     if (Here <= From)
       break;
@@ -97,6 +101,7 @@ CriticalPath sim::criticalPath(const Graph &G, const SimResult &R,
     T = E.Src;
     AtEnd = !fromStart(E.At);
   }
+  work::add(work::Counter::PathSteps, Steps);
   return P;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/Simulator.h"
 
 #include "support/Error.h"
+#include "support/Work.h"
 
 #include <fmt/format.h>
 
@@ -52,6 +53,7 @@ private:
   size_t FifoHead = 0;
   uint64_t Seq = 0;
   size_t Processed = 0;
+  uint64_t EdgeScans = 0; ///< work::SimEdges, added once per run
 
   // Dynamic resources: tasks ready to start, and whether the resource runs.
   struct Waiting {
@@ -121,6 +123,7 @@ private:
 void Engine::startTask(TaskId T, int64_t Time) {
   R.Start[T] = Time;
   relax(2 * T + 1, Time + Dur[T], BindOwn);
+  EdgeScans += G.outEdges(T).size();
   for (uint32_t EI : G.outEdges(T)) {
     const Edge &E = G.Lowered[EI];
     if (fromStart(E.At))
@@ -131,6 +134,7 @@ void Engine::startTask(TaskId T, int64_t Time) {
 void Engine::finishTask(TaskId T, int64_t Time) {
   R.End[T] = Time;
   R.Makespan = std::max(R.Makespan, Time);
+  EdgeScans += G.outEdges(T).size();
   for (uint32_t EI : G.outEdges(T)) {
     const Edge &E = G.Lowered[EI];
     if (!fromStart(E.At))
@@ -289,6 +293,7 @@ llvm::Expected<SimResult> Engine::run() {
       // First on its resource: released at the origin plus its gap.
       Ready[2 * T] = Program ? Gap[T] : 0;
     }
+    EdgeScans += G.inEdges(T).size();
     for (uint32_t EI : G.inEdges(T)) {
       const Edge &E = G.Lowered[EI];
       ++Pending[2 * T + (toEnd(E.At) ? 1 : 0)];
@@ -342,6 +347,10 @@ llvm::Expected<SimResult> Engine::run() {
         dispatch(E.Item, E.Time);
     }
   }
+  // Three passes over the tasks (set-up, release, containers below) and
+  // the points scheduled: what the input decides, however it ran.
+  work::add(work::Counter::SimTasks, 3 * N + Processed);
+  work::add(work::Counter::SimEdges, EdgeScans);
   if (Processed != 2 * Live && !R.Stopped && !Missing.empty()) {
     size_t Stuck = 0;
     for (uint32_t M : Missing)
@@ -405,6 +414,8 @@ static int64_t stoodAt(const Graph &G, const SimResult &R, TaskId T, bool End) {
   if (First == NoTask || G.Res[First] == graph::NoResource)
     return graph::NoTime;
   const auto &Seq = G.ResourceTasks[G.Res[First]];
+  // Counted: a scan per iteration would grow with their square.
+  work::add(work::Counter::SimTasks, Seq.size());
   if (End) {
     int64_t Key = G.OrderKey[Last];
     for (size_t I = Seq.size(); I-- > 0;)
@@ -450,6 +461,7 @@ std::pair<int64_t, int64_t> sim::iterationSpan(const Graph &G,
     return {Begin, End};
   // The boundaries crossed: what marked them is gone. Time what is left.
   int32_t Index = static_cast<int32_t>(&I - G.Iterations.data());
+  work::add(work::Counter::SimTasks, G.numTasks());
   int64_t First = INT64_MAX, Last = INT64_MIN;
   for (TaskId T = 0; T < G.numTasks(); ++T)
     if (G.IterationOf[T] == Index && G.isLeaf(T) && !G.isRemoved(T) &&
@@ -473,6 +485,7 @@ IterationLoad sim::iterationLoad(const Graph &G, const SimResult &R) {
   L.Work.assign(G.Iterations.size(),
                 std::vector<int64_t>(G.Resources.size(), 0));
   L.Done.assign(G.Iterations.size(), INT64_MIN);
+  work::add(work::Counter::SimTasks, G.numTasks());
   for (TaskId T = 0; T < G.numTasks(); ++T) {
     int32_t It = G.IterationOf[T];
     if (It < 0 || static_cast<size_t>(It) >= L.Work.size() || !G.isLeaf(T) ||

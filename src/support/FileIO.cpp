@@ -234,19 +234,24 @@ llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,
   return Data.size();
 }
 
+FileIdentity dd::fileIdentity(const std::string &Path) {
+  FileIdentity Id;
+  struct stat St;
+  if (::stat(Path.c_str(), &St) == 0) {
+    Id.Exists = true;
+    Id.Device = St.st_dev;
+    Id.Inode = St.st_ino;
+    return Id;
+  }
+  // Not there yet (an output): where it would be made.
+  std::error_code Ec;
+  fs::path C = fs::weakly_canonical(fs::absolute(Path, Ec), Ec);
+  Id.Where = (Ec ? fs::path(Path).lexically_normal() : C).string();
+  return Id;
+}
+
 bool dd::sameFile(const std::string &A, const std::string &B) {
-  struct stat SA, SB;
-  bool HasA = ::stat(A.c_str(), &SA) == 0;
-  bool HasB = ::stat(B.c_str(), &SB) == 0;
-  if (HasA || HasB)
-    return HasA && HasB && SA.st_dev == SB.st_dev && SA.st_ino == SB.st_ino;
-  // Neither exists yet (two outputs): compare where they would be made.
-  auto Where = [](const std::string &P) {
-    std::error_code Ec;
-    fs::path C = fs::weakly_canonical(fs::absolute(P, Ec), Ec);
-    return Ec ? fs::path(P).lexically_normal() : C;
-  };
-  return Where(A) == Where(B);
+  return fileIdentity(A) == fileIdentity(B);
 }
 
 bool dd::isSpecialFile(const std::string &Path) {

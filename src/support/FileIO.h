@@ -68,6 +68,16 @@ llvm::Expected<size_t> writeFileMaybeGzip(const std::string &Path,
 /// made absolute and its symlinks resolved.
 bool sameFile(const std::string &A, const std::string &B);
 
+/// What sameFile compares: two paths name one file when their identities
+/// are equal. A caller comparing many paths resolves each once.
+struct FileIdentity {
+  bool Exists = false;
+  uint64_t Device = 0, Inode = 0; ///< where it exists
+  std::string Where;              ///< where it would be made, if not
+  auto operator<=>(const FileIdentity &) const = default;
+};
+FileIdentity fileIdentity(const std::string &Path);
+
 /// Whether \p Path exists and is neither a regular file nor a directory (a
 /// device, a FIFO): written in place, never replaced.
 bool isSpecialFile(const std::string &Path);

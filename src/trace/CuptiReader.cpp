@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "support/Error.h"
+#include "support/Work.h"
 #include "trace/CuptiFormat.h"
 #include "trace/TraceReader.h"
 
@@ -882,5 +883,8 @@ llvm::Expected<Trace> dd::trace::parseCupti(std::string_view Data,
   if (!isCuptiData(Data))
     return makeError("not a run.cupti file (no DDCUPTI magic number)");
   CuptiParser P(Data, Path);
-  return P.run();
+  auto T = P.run();
+  if (T)
+    work::add(work::Counter::TraceEvents, T->numEvents());
+  return T;
 }

@@ -15,6 +15,7 @@
 
 #include "support/Error.h"
 #include "support/InputStream.h"
+#include "support/Work.h"
 #include "trace/JsonText.h"
 #include "trace/JsonWalker.h"
 #include "trace/KinetoEvent.h"
@@ -507,7 +508,10 @@ llvm::Expected<Trace> dd::trace::readKinetoJson(InputStream &In,
     Threads =
         loadThreadsFor(In.sourceSize() * (In.isCompressed() ? 10 : 1), Window);
   KinetoParser P(In, Path, Progress, Window, Threads);
-  return P.run();
+  auto T = P.run();
+  if (T)
+    work::add(work::Counter::TraceEvents, T->numEvents());
+  return T;
 }
 
 llvm::Expected<Trace> dd::trace::parseKinetoJson(std::string_view Data,

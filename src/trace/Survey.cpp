@@ -12,6 +12,7 @@
 #include "support/Format.h"
 #include "support/InputStream.h"
 #include "support/Prefault.h"
+#include "support/Work.h"
 #include "trace/JsonScan.h"
 #include "trace/JsonText.h"
 #include "trace/JsonWalker.h"
@@ -222,6 +223,7 @@ dd::trace::surveyKinetoJson(InputStream &In, const ProgressFn &Progress,
   }
   if (!W.sawArray())
     return makeError("no \"traceEvents\" array");
+  work::add(work::Counter::TraceSurveyed, S.numElements());
   return S;
 }
 

@@ -135,7 +135,7 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
     if (!Env.Mem)
       return blockSet(std::move(Out));
     const MemoryModel &M = *Env.Mem;
-    llvm::BitVector Tasks = toSet(Obj, bc::memberInfo(Id).Name);
+    TaskSet Tasks = toSet(Obj, bc::memberInfo(Id).Name);
     bool Allocs = Id == MemberId::Task_allocs || Id == MemberId::Set_allocs;
     const std::vector<TaskId> &Owner = Allocs ? M.AllocOwner : M.FreeOwner;
     step(M.numBlocks() / 4096);
@@ -189,14 +189,14 @@ Value Interpreter::blockMember(const Value &Obj, MemberId Id) {
       }
       case MemberId::BlockSet_alloc_tasks:
       case MemberId::BlockSet_free_tasks: {
-        llvm::BitVector Out = emptySet();
+        std::vector<TaskId> Out;
         for (BlockId B : L) {
           TaskId T = Id == MemberId::BlockSet_alloc_tasks ? M.AllocOwner[B]
                                                           : M.FreeOwner[B];
           if (T != NoTask && T < G.numTasks() && !G.isRemoved(T))
-            Out.set(T);
+            Out.push_back(T);
         }
-        return taskSet(std::move(Out));
+        return taskSet(TaskSet::fromIds(std::move(Out)));
       }
       default:
         break;

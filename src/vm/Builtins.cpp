@@ -32,7 +32,7 @@ static std::vector<Value> elements(Interpreter &I, const Value &V,
   }
   case VKind::Set: {
     std::vector<Value> Out;
-    for (graph::TaskId T : I.inOrder(V.as<SetObj>()->Bits))
+    for (graph::TaskId T : I.inOrder(V.as<SetObj>()->S))
       Out.push_back(Value::id(VKind::Task, T));
     return Out;
   }
@@ -70,7 +70,7 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
           static_cast<double>(Args[0].as<StringObj>()->S.size()));
     case VKind::Set:
       return Value::number(
-          static_cast<double>(inOrder(Args[0].as<SetObj>()->Bits).size()));
+          static_cast<double>(inOrder(Args[0].as<SetObj>()->S).size()));
     case VKind::List:
       return Value::number(
           static_cast<double>(Args[0].as<ListObj>()->Items.size()));
@@ -154,8 +154,7 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
   case BuiltinId::list:
     return Value::list(elements(*this, Args[0], "list"));
   case BuiltinId::set:
-    return given(Args, 0) ? taskSet(toSet(Args[0], "set"))
-                          : taskSet(emptySet());
+    return given(Args, 0) ? taskSet(toSet(Args[0], "set")) : taskSet(TaskSet());
   case BuiltinId::sorted: {
     std::vector<Value> Items = elements(*this, Args[0], "sorted");
     std::vector<std::pair<Value, Value>> Keyed;
@@ -171,7 +170,7 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     return Value::list(std::move(Out));
   }
   case BuiltinId::tasks: {
-    llvm::BitVector All = emptySet();
+    llvm::BitVector All(graph().numTasks());
     for (graph::TaskId T = 0; T < graph().numTasks(); ++T)
       if (!graph().isRemoved(T))
         All.set(T);

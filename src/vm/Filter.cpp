@@ -12,11 +12,13 @@
 
 #include "graph/Edit.h"
 #include "graph/KernelClass.h"
+#include "support/Work.h"
 #include "vm/FilterColumns.h"
 #include "vm/VMImpl.h"
 
 #include <array>
 #include <cmath>
+#include <optional>
 
 using namespace dd;
 using namespace dd::vm;
@@ -29,21 +31,31 @@ namespace {
 
 class FilterEval {
 public:
-  FilterEval(Interpreter &I, const bc::FilterProgram &F, const Value *Caps)
-      : I(I), G(I.graph()), F(F), Caps(Caps),
-        N(F.Blocks ? I.numBlocks() : G.numTasks()) {}
+  /// Over every task (every block), or over the tasks of \p Dom only
+  /// (ascending ids): position I of a column is task(I).
+  FilterEval(Interpreter &I, const bc::FilterProgram &F, const Value *Caps,
+             const std::vector<TaskId> *Dom = nullptr)
+      : I(I), G(I.graph()), F(F), Caps(Caps), Dom(Dom),
+        N(Dom        ? Dom->size()
+          : F.Blocks ? I.numBlocks()
+                     : G.numTasks()) {}
 
+  /// The positions that pass: of blocks for a block select, else of tasks
+  /// (live, of a selected kind).
   llvm::BitVector run() {
     Node Root = eval(static_cast<uint16_t>(F.Nodes.size() - 1));
     llvm::BitVector M = toMask(Root);
     if (F.Blocks)
       return M;
     llvm::BitVector Cand(N);
-    for (TaskId T = 0; T < N; ++T)
+    for (size_t P = 0; P < N; ++P) {
+      TaskId T = task(P);
       if (!G.isRemoved(T) &&
           ((F.KindMask >> static_cast<unsigned>(G.Kind[T])) & 1))
-        Cand.set(T);
+        Cand.set(P);
+    }
     M &= Cand;
+    work::add(work::Counter::VmFilterTasks, N);
     return M;
   }
 
@@ -52,9 +64,24 @@ private:
   const graph::Graph &G;
   const bc::FilterProgram &F;
   const Value *Caps;
+  const std::vector<TaskId> *Dom;
   size_t N;
+  TaskId task(size_t P) const {
+    return Dom ? (*Dom)[P] : static_cast<TaskId>(P);
+  }
   std::vector<graph::ResourceId> ResOf; ///< tasks' resources, containers too
 
+  /// A task's resource; a container's is its leaves'. Over a domain, task
+  /// by task; else for every task at once.
+  graph::ResourceId resourceOf(TaskId T) {
+    if (!Dom)
+      return resources()[T];
+    if (G.Res[T] != graph::NoResource || !G.isContainer(T))
+      return G.Res[T];
+    I.ensureFinalized();
+    std::vector<TaskId> L = G.leavesOf(T);
+    return L.empty() ? graph::NoResource : G.Res[L.front()];
+  }
   const std::vector<graph::ResourceId> &resources() {
     if (!ResOf.empty())
       return ResOf;
@@ -76,20 +103,19 @@ private:
       C.Type = Col::Num;
       C.Unit = D;
       C.Num.resize(N);
-      for (TaskId T = 0; T < N; ++T)
-        C.Num[T] = Get(T);
+      for (size_t P = 0; P < N; ++P)
+        C.Num[P] = Get(task(P));
     };
     auto IdsOf = [&](Col Ty, auto Get) {
       C.Type = Ty;
       C.Ids.resize(N);
-      for (TaskId T = 0; T < N; ++T)
-        C.Ids[T] = Get(T);
+      for (size_t P = 0; P < N; ++P)
+        C.Ids[P] = Get(task(P));
     };
     const double NaN = std::nan("");
     switch (M) {
     case MemberId::Task_name:
-      C.Type = Col::Str;
-      C.Ids.assign(G.Name.begin(), G.Name.end());
+      IdsOf(Col::Str, [&](TaskId T) { return G.Name[T]; });
       return C;
     case MemberId::Task_class: {
       // Class names as string ids of the graph's pool; none for CPU tasks.
@@ -97,13 +123,11 @@ private:
       for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
         NameOf[K] = I.strings().intern(
             graph::kernelClassName(static_cast<graph::KernelClass>(K)));
-      C.Type = Col::Str;
-      C.Ids.resize(N);
-      for (TaskId T = 0; T < N; ++T)
-        C.Ids[T] =
-            G.isGpu(T)
-                ? NameOf[static_cast<unsigned>(graph::kernelClassOf(G, T))]
-                : NoId;
+      IdsOf(Col::Str, [&](TaskId T) {
+        return G.isGpu(T)
+                   ? NameOf[static_cast<unsigned>(graph::kernelClassOf(G, T))]
+                   : NoId;
+      });
       return C;
     }
     case MemberId::Task_kind:
@@ -120,12 +144,11 @@ private:
     case MemberId::Task_stream:
     case MemberId::Task_thread:
     case MemberId::Task_resource: {
-      const auto &R = resources();
       graph::ResourceKind Want = M == MemberId::Task_stream
                                      ? graph::ResourceKind::GpuStream
                                      : graph::ResourceKind::CpuThread;
       IdsOf(Col::Res, [&](TaskId T) {
-        graph::ResourceId X = R[T];
+        graph::ResourceId X = resourceOf(T);
         if (X == graph::NoResource)
           return NoId;
         if (M != MemberId::Task_resource && G.Resources[X].Kind != Want)
@@ -135,19 +158,19 @@ private:
       return C;
     }
     case MemberId::Task_device: {
-      const auto &R = resources();
       Nums({}, [&](TaskId T) {
-        return R[T] == graph::NoResource
+        graph::ResourceId X = resourceOf(T);
+        return X == graph::NoResource
                    ? -1.0
-                   : static_cast<double>(G.Resources[R[T]].Device);
+                   : static_cast<double>(G.Resources[X].Device);
       });
       return C;
     }
     case MemberId::Task_duration: {
       // Containers: their span in the replay of the graph as it stands.
       bool AnyContainer = false;
-      for (TaskId T = 0; T < N && !AnyContainer; ++T)
-        AnyContainer = G.isContainer(T);
+      for (size_t P = 0; P < N && !AnyContainer; ++P)
+        AnyContainer = G.isContainer(task(P));
       const sim::SimResult *R = AnyContainer ? &I.currentReplay() : nullptr;
       Nums(Dim::duration(), [&](TaskId T) {
         if (G.isLeaf(T))
@@ -243,13 +266,15 @@ private:
     // Blocks: the layer of the task that allocated them.
     const std::vector<graph::LayerId> &LayerOf =
         F.Blocks ? I.mem("select block").AllocLayer : G.LayerOf;
+    // Blocks are never a domain's: position P is block P.
     if (M == MemberId::Layer_index) {
       C.Type = Col::Num;
       C.Num.resize(N);
-      for (TaskId T = 0; T < N; ++T)
-        C.Num[T] = LayerOf[T] == graph::NoLayer
-                       ? std::nan("")
-                       : static_cast<double>(G.Layers[LayerOf[T]].Index);
+      for (size_t P = 0; P < N; ++P) {
+        graph::LayerId L = LayerOf[task(P)];
+        C.Num[P] = L == graph::NoLayer ? std::nan("")
+                                       : static_cast<double>(G.Layers[L].Index);
+      }
       return C;
     }
     // Layer names as string ids of the graph's pool.
@@ -258,8 +283,10 @@ private:
       NameOf[L] = I.strings().intern(G.Layers[L].Name);
     C.Type = Col::Str;
     C.Ids.resize(N);
-    for (TaskId T = 0; T < N; ++T)
-      C.Ids[T] = LayerOf[T] == graph::NoLayer ? NoId : NameOf[LayerOf[T]];
+    for (size_t P = 0; P < N; ++P) {
+      graph::LayerId L = LayerOf[task(P)];
+      C.Ids[P] = L == graph::NoLayer ? NoId : NameOf[L];
+    }
     return C;
   }
 
@@ -444,10 +471,10 @@ private:
       return Out;
     }
     if (A.Type == Col::Task && C.is(VKind::Set)) {
-      const llvm::BitVector &S = C.as<SetObj>()->Bits;
-      for (TaskId T = 0; T < N; ++T)
-        if (A.Ids[T] != NoId && A.Ids[T] < S.size() && S.test(A.Ids[T]))
-          Out.set(T);
+      const TaskSet &S = C.as<SetObj>()->S;
+      for (size_t P = 0; P < N; ++P)
+        if (A.Ids[P] != NoId && S.test(A.Ids[P]))
+          Out.set(P);
       return Out;
     }
     if (!C.is(VKind::List))
@@ -590,14 +617,82 @@ private:
 
 } // namespace
 
+namespace {
+/// What a predicate requires of every task it passes, where a chain of
+/// `and`s says it with captured values: its iteration (`iteration == N`)
+/// and its layer (`layer == L`). The select then runs over those tasks only.
+struct Required {
+  std::optional<double> Iteration;
+  std::optional<uint32_t> Layer;
+};
+
+void required(const bc::FilterProgram &F, uint16_t Index, const Value *Caps,
+              Required &R) {
+  const bc::FilterNode &X = F.Nodes[Index];
+  if (X.Op == FilterOp::And) {
+    required(F, X.A, Caps, R);
+    required(F, X.B, Caps, R);
+    return;
+  }
+  if (X.Op != FilterOp::Compare || X.Sub != 0)
+    return;
+  auto Is = [&](uint16_t I, MemberId M) {
+    return F.Nodes[I].Op == FilterOp::Prop &&
+           static_cast<MemberId>(F.Nodes[I].Sub) == M;
+  };
+  auto Captured = [&](uint16_t I) -> const Value * {
+    return F.Nodes[I].Op == FilterOp::Capture ? &Caps[F.Nodes[I].A] : nullptr;
+  };
+  for (auto [P, C] : {std::pair(X.A, X.B), std::pair(X.B, X.A)}) {
+    const Value *V = Captured(C);
+    if (!V)
+      continue;
+    if (Is(P, MemberId::Task_iteration) && V->is(VKind::Number) &&
+        V->unit().plain())
+      R.Iteration = V->asNumber();
+    if (Is(P, MemberId::Task_layer) && V->is(VKind::Layer))
+      R.Layer = V->asId();
+  }
+}
+} // namespace
+
 Value Interpreter::select(const bc::FilterProgram &F, const Value *Captures) {
   if (F.Blocks)
     return selectBlocks(F, Captures);
   const graph::Graph &G = graph();
+  Required R;
+  if (!F.Nodes.empty())
+    required(F, static_cast<uint16_t>(F.Nodes.size() - 1), Captures, R);
+  if (R.Iteration) {
+    // One iteration's tasks (of one layer): what they hold, not the graph.
+    static const std::vector<TaskId> None;
+    const std::vector<TaskId> *Dom = &None;
+    const TaskIndex &X = taskIndex();
+    for (size_t I = 0; I < G.Iterations.size(); ++I) {
+      if (static_cast<double>(G.Iterations[I].Number) != *R.Iteration)
+        continue;
+      if (!R.Layer) {
+        Dom = &X.ByIteration[I];
+      } else if (auto Hit =
+                     X.ByIterationLayer.find((uint64_t(I) << 32) | *R.Layer);
+                 Hit != X.ByIterationLayer.end()) {
+        Dom = &Hit->second;
+      }
+    }
+    step(Dom->size() / 4096);
+    llvm::BitVector Pass = FilterEval(*this, F, Captures, Dom).run();
+    std::vector<uint32_t> Ids;
+    for (int P = Pass.find_first(); P >= 0; P = Pass.find_next(P))
+      Ids.push_back((*Dom)[static_cast<size_t>(P)]);
+    TaskSet Out = TaskSet::fromSorted(std::move(Ids));
+    EverSelected.resize(G.numTasks());
+    Out.addTo(EverSelected);
+    return taskSet(std::move(Out));
+  }
   step(G.numTasks() / 4096); // a select costs like a short loop
-  llvm::BitVector Out = FilterEval(*this, F, Captures).run();
+  TaskSet Out(FilterEval(*this, F, Captures).run());
   EverSelected.resize(G.numTasks());
-  EverSelected |= Out;
+  Out.addTo(EverSelected);
   return taskSet(std::move(Out));
 }
 

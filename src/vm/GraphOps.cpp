@@ -3,6 +3,8 @@
 #include "graph/Edit.h"
 #include "vm/VMImpl.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,15 +17,15 @@ using graph::TaskId;
 
 void Interpreter::scale(const Value &Target, const Value &Amount,
                         unsigned Mode) {
-  llvm::BitVector Set = toSet(Target, Mode == 1 ? "shrink" : "scale");
+  std::vector<TaskId> Set = toSet(Target, Mode == 1 ? "shrink" : "scale").ids();
   ensureFinalized();
   graph::Graph &G = durationsGraph();
-  auto Apply = [&](const llvm::BitVector &S, const Value &A) {
+  auto Apply = [&](llvm::ArrayRef<TaskId> S, const Value &A) {
     if (Mode == 2) {
       int64_t D = toAmount(A, Dim::duration(), "the new duration");
-      for (int T = S.find_first(); T >= 0; T = S.find_next(T))
-        if (!G.isRemoved(static_cast<TaskId>(T))) {
-          graph::setTaskDuration(G, static_cast<TaskId>(T), D);
+      for (TaskId T : S)
+        if (!G.isRemoved(T)) {
+          graph::setTaskDuration(G, T, D);
           ++Result.Stats.Scaled;
         }
       return;
@@ -40,27 +42,36 @@ void Interpreter::scale(const Value &Target, const Value &Amount,
   }
   // One amount per task, computed before any change.
   std::vector<std::pair<TaskId, Value>> Amounts;
-  for (TaskId T : inOrder(Set))
+  for (TaskId T : inOrder(TaskSet::fromSorted(Set)))
     Amounts.push_back({T, call(Amount, {Value::id(VKind::Task, T)})});
-  for (auto &[T, A] : Amounts) {
-    llvm::BitVector One(G.numTasks());
-    One.set(T);
-    Apply(One, A);
-  }
+  for (auto &[T, A] : Amounts)
+    Apply(llvm::ArrayRef<TaskId>(T), A);
 }
 
 void Interpreter::remove(const Value &Target) {
   graph::Graph &G = mutableGraph();
-  llvm::BitVector Set = toSet(Target, "remove");
+  TaskSet Set = toSet(Target, "remove");
   ensureFinalized();
-  size_t Before = 0;
-  for (TaskId T = 0; T < G.numTasks(); ++T)
-    Before += G.isLeaf(T) && G.isRemoved(T);
-  G.removeTasks(Set);
-  size_t After = 0;
-  for (TaskId T = 0; T < G.numTasks(); ++T)
-    After += G.isLeaf(T) && G.isRemoved(T);
-  Result.Stats.Removed += After - Before;
+  // The leaves it removes: those of the set and, through the containers it
+  // holds, theirs (what Graph::removeTasks takes with a container), counted
+  // from the set rather than from the whole graph before and after.
+  llvm::DenseSet<TaskId> Leaves;
+  Set.forEach([&](TaskId T) {
+    if (G.isRemoved(T))
+      return;
+    if (G.isLeaf(T))
+      Leaves.insert(T);
+    else
+      for (TaskId L : G.leavesOf(T))
+        Leaves.insert(L);
+  });
+  llvm::BitVector Bits(G.numTasks());
+  Set.addTo(Bits);
+  G.removeTasks(Bits);
+  size_t Removed = 0;
+  for (TaskId L : Leaves)
+    Removed += G.isRemoved(L);
+  Result.Stats.Removed += Removed;
   markStructural();
 }
 
@@ -275,8 +286,13 @@ void Interpreter::depend(const Value &Waiter, const Value &On) {
         G.addEdge(Y, X, graph::EdgeKind::Script, graph::Anchor::EndToStart, 0);
     }
   Result.Stats.Dependencies += A.size() * B.size();
-  if (!Ordered)
-    ensureFinalized();
+  // Checked at the next finalize, not here: a model that makes a task wait
+  // for one it just inserted, once per iteration, would otherwise rebuild
+  // the graph's order every time. A cycle found then is reported here.
+  if (!Ordered) {
+    markStructural();
+    Deferred.push_back({G.Edges.size(), LastStructural});
+  }
 }
 
 void Interpreter::schedule(const Value &Res, const Value *Priority,

@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Frames, dispatch and the ordinary instructions ---===//
 
 #include "graph/KernelClass.h"
+#include "support/Work.h"
 #include "vm/VMImpl.h"
 
 #include "support/DeepStack.h"
@@ -37,7 +38,33 @@ void Interpreter::step(uint64_t N) {
                      Opts.MaxSteps));
 }
 
+std::optional<Diagnostic> Interpreter::cycleCulprit() const {
+  // The first deferred depend whose edges, with those before them, close
+  // a cycle: a prefix of the edges has a cycle or not, and more edges
+  // never break one, so a binary search over copies finds it (on the error
+  // path only).
+  const graph::Graph &G = graph();
+  auto Cyclic = [&](size_t K) {
+    graph::Graph Copy = G;
+    Copy.Edges.resize(Deferred[K].EdgeEnd);
+    Copy.markDirty();
+    return !Copy.finalize(nullptr);
+  };
+  if (Deferred.empty() || !Cyclic(Deferred.size() - 1))
+    return std::nullopt;
+  size_t Lo = 0, Hi = Deferred.size() - 1;
+  while (Lo < Hi) {
+    size_t Mid = (Lo + Hi) / 2;
+    if (Cyclic(Mid))
+      Hi = Mid;
+    else
+      Lo = Mid + 1;
+  }
+  return Deferred[Lo].At;
+}
+
 void Interpreter::markStructural() {
+  ++StructureVersion;
   StructuralPending = true;
   LastStructural = errorAt("");
   graphChanged();
@@ -58,17 +85,19 @@ const sim::SimResult &Interpreter::currentReplay() {
 }
 
 const std::vector<double> &Interpreter::flopsColumn() {
-  if (FlopsVersion != GraphVersion || Flops.size() != graph().numTasks()) {
+  if (FlopsVersion != StructureVersion || Flops.size() != graph().numTasks()) {
     Flops = graph::taskFlops(graph());
-    FlopsVersion = GraphVersion;
+    FlopsVersion = StructureVersion;
+    work::add(work::Counter::VmColumns, Flops.size());
   }
   return Flops;
 }
 
 const std::vector<double> &Interpreter::movedColumn() {
-  if (MovedVersion != GraphVersion || Moved.size() != graph().numTasks()) {
+  if (MovedVersion != StructureVersion || Moved.size() != graph().numTasks()) {
     Moved = graph::taskMovedBytes(graph());
-    MovedVersion = GraphVersion;
+    MovedVersion = StructureVersion;
+    work::add(work::Counter::VmColumns, Moved.size());
   }
   return Moved;
 }
@@ -109,10 +138,13 @@ void Interpreter::ensureFinalized() {
   std::string Err;
   if (!G.finalize(&Err)) {
     std::string Msg = "this makes the dependencies circular: " + Err;
+    if (auto At = cycleCulprit())
+      throw VMError{Msg, *At};
     if (StructuralPending)
       throw VMError{Msg, LastStructural};
     fail(Msg);
   }
+  Deferred.clear();
   StructuralPending = false;
   EverSelected.resize(G.numTasks());
 }
@@ -535,6 +567,7 @@ void Interpreter::opTryBegin(const Cursor &) {
   S.EverSelected = EverSelected;
   S.LastStructural = LastStructural;
   S.StructuralPending = StructuralPending;
+  S.Deferred = Deferred;
   Tries.push_back(std::move(S));
 }
 void Interpreter::opTryEnd(const Cursor &) {
@@ -557,7 +590,10 @@ void Interpreter::opTryEnd(const Cursor &) {
   EverSelected.resize(graph().numTasks());
   LastStructural = std::move(S.LastStructural);
   StructuralPending = S.StructuralPending;
+  Deferred = std::move(S.Deferred);
   Tries.pop_back();
+  Index = TaskIndex();
+  ++StructureVersion;
   graphChanged();
 }
 void Interpreter::opJump(const Cursor &C) { jumpBy(C, C.operand(0)); }
@@ -623,11 +659,8 @@ void Interpreter::opIterNext(const Cursor &C) {
     break;
   }
   case VKind::Set: {
-    const llvm::BitVector &B = S.as<SetObj>()->Bits;
-    int Next = It->Pos == 0 ? B.find_first()
-                            : B.find_next(static_cast<unsigned>(It->Pos - 1));
+    int64_t Next = S.as<SetObj>()->S.next(It->Pos);
     if (Next >= 0) {
-      It->Pos = static_cast<size_t>(Next) + 1;
       push(Value::id(VKind::Task, static_cast<uint32_t>(Next)));
       return;
     }
@@ -762,6 +795,7 @@ void Interpreter::runAll() {
     }
     ensureFinalized();
     finishSchedules();
+    work::add(work::Counter::VmSteps, Result.Steps);
   } catch (const VMError &E) {
     Result.Ok = false;
     Result.Error = E.At ? *E.At : errorAt(E.Message);

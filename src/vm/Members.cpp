@@ -3,6 +3,7 @@
 #include "graph/Edit.h"
 #include "graph/KernelClass.h"
 #include "support/Gpus.h"
+#include "support/Work.h"
 #include "trace/Saved.h"
 #include "vm/VMImpl.h"
 
@@ -44,12 +45,14 @@ static std::optional<TypeKind> ownerOf(VKind K) {
   }
 }
 
-std::vector<TaskId> Interpreter::inOrder(const llvm::BitVector &Bits) {
+std::vector<TaskId> Interpreter::inOrder(const TaskSet &S) {
   const graph::Graph &G = graph();
   std::vector<TaskId> Out;
-  for (int T = Bits.find_first(); T >= 0; T = Bits.find_next(T))
-    if (!G.isRemoved(static_cast<TaskId>(T)))
-      Out.push_back(static_cast<TaskId>(T));
+  Out.reserve(S.count());
+  S.forEach([&](TaskId T) {
+    if (!G.isRemoved(T))
+      Out.push_back(T);
+  });
   std::stable_sort(Out.begin(), Out.end(), [&](TaskId A, TaskId B) {
     return G.OrderKey[A] < G.OrderKey[B];
   });
@@ -72,24 +75,24 @@ struct TaskMembers {
   }
   /// The GPU work the task's calls launched: the launch index, not a scan
   /// of the graph (cost: the task's leaves and their kernels).
-  void kernels(llvm::BitVector &Out) const {
+  void kernels(std::vector<TaskId> &Out) const {
     std::vector<TaskId> Launched;
     for (TaskId L : G.leavesOf(T))
       G.launchedBy(L, Launched);
     for (TaskId X : Launched)
       if (!G.isRemoved(X))
-        Out.set(X);
+        Out.push_back(X);
   }
   /// The GPU work the task's thread had enqueued when the task ended: on
   /// each stream, the last task launched from the thread up to then (what a
   /// CUDA event recorded at that point would stand for).
-  void gpuFrontier(llvm::BitVector &Out) const {
+  void gpuFrontier(std::vector<TaskId> &Out) const {
     std::vector<TaskId> Leaves = G.leavesOf(T);
     if (Leaves.empty())
       return;
     TaskId Last = Leaves.back();
     if (G.isGpu(Last)) {
-      Out.set(Last);
+      Out.push_back(Last);
       return;
     }
     // A call added since the last finalize gets its position from one.
@@ -99,24 +102,23 @@ struct TaskMembers {
       return;
     std::vector<TaskId> Frontier;
     G.launchFrontier(G.Res[Last], G.PosOnRes[Last], Frontier);
-    for (TaskId X : Frontier)
-      Out.set(X);
+    Out.insert(Out.end(), Frontier.begin(), Frontier.end());
   }
-  void neighbours(llvm::BitVector &Out, bool Preds) const {
+  void neighbours(std::vector<TaskId> &Out, bool Preds) const {
     std::vector<TaskId> Leaves = G.leavesOf(T);
     if (Leaves.empty())
       return;
     TaskId L = Preds ? Leaves.front() : Leaves.back();
     if (Preds) {
       for (uint32_t E : G.inEdges(L))
-        Out.set(G.Lowered[E].Src);
+        Out.push_back(G.Lowered[E].Src);
       if (G.PrevOnRes[L] != NoTask)
-        Out.set(G.PrevOnRes[L]);
+        Out.push_back(G.PrevOnRes[L]);
     } else {
       for (uint32_t E : G.outEdges(L))
-        Out.set(G.Lowered[E].Dst);
+        Out.push_back(G.Lowered[E].Dst);
       if (G.NextOnRes[L] != NoTask)
-        Out.set(G.NextOnRes[L]);
+        Out.push_back(G.NextOnRes[L]);
     }
   }
 };
@@ -124,6 +126,7 @@ struct TaskMembers {
 } // namespace
 
 Value Interpreter::member(const Value &Obj, uint16_t NameId) {
+  work::add(work::Counter::VmMembers, 1);
   auto Owner = ownerOf(Obj.kind());
   std::optional<MemberId> Id;
   if (Owner)
@@ -294,33 +297,32 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Task_launcher:
     return TaskOrNone(G.Launcher[Obj.asId()]);
   case MemberId::Task_kernels: {
-    llvm::BitVector Out = emptySet();
+    std::vector<TaskId> Out;
     TaskMembers{*this, G, Obj.asId()}.kernels(Out);
-    return taskSet(std::move(Out));
+    return taskSet(TaskSet::fromIds(std::move(Out)));
   }
   case MemberId::Task_parent:
     return TaskOrNone(G.Parent[Obj.asId()]);
   case MemberId::Task_gpu_frontier: {
-    llvm::BitVector Out = emptySet();
+    std::vector<TaskId> Out;
     TaskMembers{*this, G, Obj.asId()}.gpuFrontier(Out);
-    return taskSet(std::move(Out));
+    return taskSet(TaskSet::fromIds(std::move(Out)));
   }
   case MemberId::Task_preds:
   case MemberId::Task_succs: {
-    llvm::BitVector Out = emptySet();
+    std::vector<TaskId> Out;
     TaskMembers{*this, G, Obj.asId()}.neighbours(Out,
                                                  *Id == MemberId::Task_preds);
-    return taskSet(std::move(Out));
+    return taskSet(TaskSet::fromIds(std::move(Out)));
   }
 
   // --- Task sets ---
-  // Set-level members run as one native loop over the bits (a set may hold
-  // a million tasks): no sorting, no per-task member dispatch.
+  // Set-level members run as one native loop over the set (it may hold a
+  // million tasks): no sorting, no per-task member dispatch.
   case MemberId::Set_count: {
-    const llvm::BitVector &B = toSet(Obj, "count");
+    TaskSet B = toSet(Obj, "count");
     size_t N = 0;
-    for (int T = B.find_first(); T >= 0; T = B.find_next(T))
-      N += !G.isRemoved(static_cast<TaskId>(T));
+    B.forEach([&](TaskId T) { N += !G.isRemoved(T); });
     return Plain(static_cast<double>(N));
   }
   case MemberId::Set_first:
@@ -328,28 +330,26 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
     // As inOrder's stable sort by order key would put them: the first is
     // the lowest key (lowest id among equals), the last the highest key
     // (highest id among equals).
-    const llvm::BitVector &B = toSet(Obj, Name);
+    TaskSet B = toSet(Obj, Name);
     bool First = *Id == MemberId::Set_first;
     TaskId Best = NoTask;
-    for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
-      auto T = static_cast<TaskId>(I);
+    B.forEach([&](TaskId T) {
       if (G.isRemoved(T))
-        continue;
+        return;
       if (Best == NoTask || (First ? G.OrderKey[T] < G.OrderKey[Best]
                                    : G.OrderKey[T] >= G.OrderKey[Best]))
         Best = T;
-    }
+    });
     return TaskOrNone(Best);
   }
   case MemberId::Set_duration:
   case MemberId::Set_measured:
   case MemberId::Set_bytes: {
-    const llvm::BitVector &B = toSet(Obj, Name);
+    TaskSet B = toSet(Obj, Name);
     double Sum = 0;
-    for (int I = B.find_first(); I >= 0; I = B.find_next(I)) {
-      auto T = static_cast<TaskId>(I);
+    B.forEach([&](TaskId T) {
       if (G.isRemoved(T))
-        continue;
+        return;
       if (*Id == MemberId::Set_measured) {
         Sum += G.MeasuredDur[T] == graph::NoTime ? 0 : G.MeasuredDur[T];
       } else if (*Id == MemberId::Set_bytes) {
@@ -359,7 +359,7 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
       } else {
         Sum += containerDuration(T);
       }
-    }
+    });
     return Value::number(Sum, Info.D);
   }
   case MemberId::Set_launchers:
@@ -367,26 +367,29 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Set_parents:
   case MemberId::Set_preds:
   case MemberId::Set_succs: {
-    llvm::BitVector In = toSet(Obj, Name), Out = emptySet();
-    for (TaskId T : inOrder(In)) {
+    TaskSet In = toSet(Obj, Name);
+    std::vector<TaskId> Out;
+    In.forEach([&](TaskId T) {
+      if (G.isRemoved(T))
+        return;
       TaskMembers M{*this, G, T};
       switch (*Id) {
       case MemberId::Set_launchers:
         if (G.Launcher[T] != NoTask)
-          Out.set(G.Launcher[T]);
+          Out.push_back(G.Launcher[T]);
         break;
       case MemberId::Set_kernels:
         M.kernels(Out);
         break;
       case MemberId::Set_parents:
         if (G.Parent[T] != NoTask)
-          Out.set(G.Parent[T]);
+          Out.push_back(G.Parent[T]);
         break;
       default:
         M.neighbours(Out, *Id == MemberId::Set_preds);
       }
-    }
-    return taskSet(std::move(Out));
+    });
+    return taskSet(TaskSet::fromIds(std::move(Out)));
   }
   case MemberId::Set_layers:
   case MemberId::Set_iterations:
@@ -444,12 +447,11 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   }
   case MemberId::Layer_tasks:
   case MemberId::Layer_kernels: {
-    llvm::BitVector Out = emptySet();
-    for (TaskId T = 0; T < G.numTasks(); ++T)
-      if (G.LayerOf[T] == Obj.asId() && !G.isRemoved(T) &&
-          (*Id == MemberId::Layer_tasks || G.isGpu(T)))
-        Out.set(T);
-    return taskSet(std::move(Out));
+    std::vector<TaskId> Out;
+    for (TaskId T : taskIndex().ByLayer[Obj.asId()])
+      if (!G.isRemoved(T) && (*Id == MemberId::Layer_tasks || G.isGpu(T)))
+        Out.push_back(T);
+    return taskSet(TaskSet::fromSorted(std::move(Out)));
   }
 
   // --- Resources ---
@@ -462,11 +464,11 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   case MemberId::Resource_device:
     return Plain(G.Resources[Obj.asId()].Device);
   case MemberId::Resource_tasks: {
-    llvm::BitVector Out = emptySet();
-    for (TaskId T = 0; T < G.numTasks(); ++T)
-      if (G.Res[T] == Obj.asId() && !G.isRemoved(T))
-        Out.set(T);
-    return taskSet(std::move(Out));
+    std::vector<TaskId> Out;
+    for (TaskId T : taskIndex().ByResource[Obj.asId()])
+      if (!G.isRemoved(T))
+        Out.push_back(T);
+    return taskSet(TaskSet::fromSorted(std::move(Out)));
   }
 
   // --- Device and trace ---
@@ -557,11 +559,11 @@ Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
   switch (B.Method) {
   case MemberId::Set_filter: {
     Want(1, "S.filter(t -> condition)");
-    llvm::BitVector Out = emptySet();
+    std::vector<TaskId> Out;
     for (TaskId T : inOrder(toSet(B.Self, "filter")))
       if (truthy(call(Args[0], {Value::id(VKind::Task, T)})))
-        Out.set(T);
-    return taskSet(std::move(Out));
+        Out.push_back(T);
+    return taskSet(TaskSet::fromIds(std::move(Out)));
   }
   case MemberId::Set_sort_by: {
     Want(1, "S.sort_by(t -> key)");
@@ -580,13 +582,14 @@ Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
   case MemberId::Set_in_iteration: {
     Want(1, "S.in_iteration(N)");
     double N = toNumber(Args[0], {}, "the iteration");
-    llvm::BitVector Out = emptySet();
-    for (TaskId T : inOrder(toSet(B.Self, "in_iteration"))) {
+    std::vector<TaskId> Out;
+    toSet(B.Self, "in_iteration").forEach([&](TaskId T) {
       int32_t It = G.IterationOf[T];
-      if (It >= 0 && static_cast<double>(G.Iterations[It].Number) == N)
-        Out.set(T);
-    }
-    return taskSet(std::move(Out));
+      if (!G.isRemoved(T) && It >= 0 &&
+          static_cast<double>(G.Iterations[It].Number) == N)
+        Out.push_back(T);
+    });
+    return taskSet(TaskSet::fromSorted(std::move(Out)));
   }
   default:
     fail(std::string("'") + bc::memberInfo(B.Method).Name +

@@ -82,7 +82,7 @@ bool Interpreter::truthy(const Value &V) {
   case VKind::Range:
     return V.as<RangeObj>()->size() > 0;
   case VKind::Set:
-    return V.as<SetObj>()->Bits.any();
+    return !V.as<SetObj>()->S.empty();
   case VKind::BlockSet:
     return V.as<BlockSetObj>()->Bits.any();
   default:
@@ -135,24 +135,23 @@ std::string Interpreter::toStr(const Value &V, const char *Role) {
   return V.as<StringObj>()->S;
 }
 
-llvm::BitVector Interpreter::toSet(const Value &V, const char *Role) {
-  const graph::Graph &G = graph();
-  if (V.is(VKind::Set)) {
-    llvm::BitVector B = V.as<SetObj>()->Bits;
-    B.resize(G.numTasks());
-    return B;
-  }
-  llvm::BitVector B(G.numTasks());
-  if (V.is(VKind::Task)) {
-    B.set(toTask(V, "a task"));
-    return B;
-  }
+TaskSet Interpreter::toSet(const Value &V, const char *Role) {
+  if (V.is(VKind::Set))
+    return V.as<SetObj>()->S;
+  if (V.is(VKind::Task))
+    return TaskSet::one(toTask(V, "a task"));
   if (V.is(VKind::None))
-    return B;
+    return TaskSet();
   if (V.is(VKind::List)) {
-    for (const Value *X : leaves(V))
-      B |= toSet(*X, Role);
-    return B;
+    // Tasks and sets of a list, flattened: ids gathered, sorted once.
+    std::vector<uint32_t> Ids;
+    for (const Value *X : leaves(V)) {
+      if (X->is(VKind::Task))
+        Ids.push_back(toTask(*X, "a task"));
+      else
+        toSet(*X, Role).forEach([&](uint32_t T) { Ids.push_back(T); });
+    }
+    return TaskSet::fromIds(std::move(Ids));
   }
   fail(std::string(Role) + " takes tasks, not " + describeValue(V));
 }
@@ -185,9 +184,9 @@ graph::TaskId Interpreter::toTask(const Value &V, const char *Role) {
     return V.asId();
   }
   if (V.is(VKind::Set)) {
-    const llvm::BitVector &B = V.as<SetObj>()->Bits;
+    const TaskSet &B = V.as<SetObj>()->S;
     if (B.count() == 1)
-      return static_cast<graph::TaskId>(B.find_first());
+      return static_cast<graph::TaskId>(B.first());
     fail(std::string(Role) + " takes one task, got a set of " +
          std::to_string(B.count()));
   }
@@ -228,14 +227,12 @@ Value Interpreter::arith(Opcode Op, Value A, const Value &B) {
     const char *Role = Op == Opcode::Intersect ? "'&'"
                        : Op == Opcode::Sub     ? "'-'"
                                                : "'|'";
-    llvm::BitVector L = toSet(A, Role), R = toSet(B, Role);
+    TaskSet L = toSet(A, Role), R = toSet(B, Role);
     if (Op == Opcode::Intersect)
-      L &= R;
-    else if (Op == Opcode::Sub)
-      L.reset(R);
-    else
-      L |= R;
-    return taskSet(std::move(L));
+      return taskSet(L.intersect(R));
+    if (Op == Opcode::Sub)
+      return taskSet(L.subtract(R));
+    return taskSet(L.unite(R));
   }
   if (A.is(VKind::Number) && B.is(VKind::Number)) {
     double X = A.asNumber(), Y = B.asNumber();
@@ -371,7 +368,7 @@ bool Interpreter::equalScalar(const Value &A, const Value &B) {
   case VKind::Resource:
     return A.asId() == B.asId();
   case VKind::Set:
-    return A.as<SetObj>()->Bits == B.as<SetObj>()->Bits;
+    return A.as<SetObj>()->S == B.as<SetObj>()->S;
   case VKind::BlockSet: {
     llvm::BitVector X = A.as<BlockSetObj>()->Bits,
                     Y = B.as<BlockSetObj>()->Bits;
@@ -436,14 +433,11 @@ bool Interpreter::contains(const Value &Coll, const Value &X) {
     return V == std::floor(V) && V >= R->Lo && V <= R->Hi;
   }
   case VKind::Set: {
-    const llvm::BitVector &B = Coll.as<SetObj>()->Bits;
+    const TaskSet &B = Coll.as<SetObj>()->S;
     if (X.is(VKind::Task))
-      return X.asId() < B.size() && B.test(X.asId());
-    if (X.is(VKind::Set)) {
-      llvm::BitVector Y = X.as<SetObj>()->Bits;
-      Y.resize(B.size());
-      return !Y.test(B);
-    }
+      return B.test(X.asId());
+    if (X.is(VKind::Set))
+      return X.as<SetObj>()->S.subtract(B).empty();
     return false;
   }
   case VKind::BlockSet: {
@@ -617,7 +611,7 @@ std::string Interpreter::showScalar(const Value &V) {
         formatQuantity(static_cast<double>(G.Dur[T]), Dim::duration()));
   }
   case VKind::Set:
-    return fmt::format("set of {} tasks", V.as<SetObj>()->Bits.count());
+    return fmt::format("set of {} tasks", V.as<SetObj>()->S.count());
   case VKind::Layer:
     return "layer " + G.Layers[V.asId()].Name;
   case VKind::Block:

@@ -53,7 +53,7 @@ public:
   std::string showScalar(const Value &V);
 
   // Conversions with clear errors.
-  llvm::BitVector toSet(const Value &V, const char *Role);
+  TaskSet toSet(const Value &V, const char *Role);
   /// What a list holds, lists inside it flattened, in order.
   std::vector<const Value *> leaves(const Value &List);
   graph::TaskId toTask(const Value &V, const char *Role);
@@ -100,11 +100,12 @@ public:
   Value deviceMember(uint32_t Id, bc::MemberId M);
   Value callMethod(const BoundObj &B, std::vector<Value> &Args);
   Value builtin(bc::BuiltinId Id, std::vector<Value> &Args);
-  Value taskSet(llvm::BitVector Bits) { return Value::set(std::move(Bits)); }
-  llvm::BitVector emptySet() const {
-    return llvm::BitVector(graph().numTasks());
+  Value taskSet(TaskSet S) { return Value::set(std::move(S)); }
+  Value taskSet(llvm::BitVector Bits) {
+    return taskSet(TaskSet(std::move(Bits)));
   }
-  std::vector<graph::TaskId> inOrder(const llvm::BitVector &Bits);
+  /// The live tasks of \p S by order key (traced start; ties by id).
+  std::vector<graph::TaskId> inOrder(const TaskSet &S);
 
   // Graph primitives (Filter.cpp, GraphOps.cpp).
   Value select(const bc::FilterProgram &F, const Value *Captures);
@@ -178,6 +179,17 @@ private:
   Diagnostic LastStructural;
   bool StructuralPending = false;
   void markStructural();
+  /// The depends since the last finalize whose new edges were not checked
+  /// for a cycle when made (they go against the last finalize's order, or
+  /// reach tasks added since), each with the graph's edge count after it:
+  /// the next finalize checks them all at once, and a cycle it finds is
+  /// reported at the first of them that closes one (cycleCulprit).
+  struct DeferredDepend {
+    size_t EdgeEnd;
+    Diagnostic At;
+  };
+  std::vector<DeferredDepend> Deferred;
+  std::optional<Diagnostic> cycleCulprit() const;
 
   /// The replay of the graph as the model has left it so far (no
   /// schedules), for containers' durations: simulated on first use after
@@ -206,14 +218,33 @@ private:
     llvm::BitVector EverSelected;
     Diagnostic LastStructural;
     bool StructuralPending;
+    std::vector<DeferredDepend> Deferred;
   };
   std::vector<TrySnapshot> Tries;
 
+  /// Tasks by iteration (index into Graph::Iterations), layer and resource,
+  /// ascending ids: built on first use and extended with the tasks added
+  /// since (an insert sets a task's iteration, layer and resource when it
+  /// adds it, and none changes later); dropped when a try puts the graph
+  /// back, after which an id may name another task.
+  struct TaskIndex {
+    size_t Indexed = 0;
+    std::vector<std::vector<graph::TaskId>> ByIteration, ByLayer, ByResource;
+    /// Key (iteration index << 32) | layer.
+    llvm::DenseMap<uint64_t, std::vector<graph::TaskId>> ByIterationLayer;
+  };
+  TaskIndex Index;
+
+  /// Counts structural changes only (insert, remove, depend, a try's end):
+  /// what FLOPs and bytes moved per task depend on; a shrink does not.
+  uint64_t StructureVersion = 0;
   uint64_t FlopsVersion = ~uint64_t(0), MovedVersion = ~uint64_t(0);
   std::vector<double> Flops, Moved;
 
 public:
   void graphChanged() { ++GraphVersion; }
+  /// The index above, up to date (TaskIndex.cpp).
+  const TaskIndex &taskIndex();
   /// Per task: an operator's FLOPs from its recorded shapes (Graph::Flops),
   /// and a GEMM kernel's share of its operator's (by measured time among
   /// the operator's GEMM kernels); NaN when unknown.

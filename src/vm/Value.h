@@ -13,6 +13,8 @@
 #include "bytecode/Bytecode.h"
 #include "support/Units.h"
 
+#include "vm/TaskSet.h"
+
 #include "llvm/ADT/BitVector.h"
 
 #include <regex>
@@ -114,7 +116,7 @@ public:
     return V;
   }
   static Value string(std::string S);
-  static Value set(llvm::BitVector Bits);
+  static Value set(TaskSet S);
   static Value list(std::vector<Value> Items);
 
   VKind kind() const { return K; }
@@ -179,8 +181,8 @@ struct RangeObj : Obj {
 };
 
 struct SetObj : Obj {
-  llvm::BitVector Bits;
-  explicit SetObj(llvm::BitVector B) : Obj(VKind::Set), Bits(std::move(B)) {}
+  TaskSet S;
+  explicit SetObj(TaskSet X) : Obj(VKind::Set), S(std::move(X)) {}
 };
 
 struct BlockSetObj : Obj {
@@ -212,9 +214,7 @@ struct IteratorObj : Obj {
 inline Value Value::string(std::string S) {
   return object(new StringObj(std::move(S)));
 }
-inline Value Value::set(llvm::BitVector Bits) {
-  return object(new SetObj(std::move(Bits)));
-}
+inline Value Value::set(TaskSet S) { return object(new SetObj(std::move(S))); }
 inline Value Value::list(std::vector<Value> Items) {
   return object(new ListObj(std::move(Items)));
 }
