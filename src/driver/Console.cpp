@@ -77,6 +77,9 @@ void dd::driver::reportDiagnostic(const SourceManager &SM,
 
 void dd::driver::reportDiagnostics(const SourceManager &SM,
                                    const DiagEngine &E) {
-  for (const Diagnostic &D : E.diagnostics())
-    reportDiagnostic(SM, D);
+  const auto &All = E.diagnostics();
+  for (size_t I = 0; I < All.size() && I < MaxShownDiagnostics; ++I)
+    reportDiagnostic(SM, All[I]);
+  if (std::string More = moreDiagnostics(E); !More.empty())
+    writeErr(More);
 }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/JobRun.h"
+#include "support/Checked.h"
 
 #include "driver/Format.h"
 #include "driver/Outputs.h"
@@ -129,7 +130,8 @@ void addStats(vm::ChangeStats &To, const vm::ChangeStats &From) {
   To.Dependencies += From.Dependencies;
   To.Scheduled += From.Scheduled;
   for (unsigned P = 0; P < graph::NumPhases; ++P)
-    To.MovedByPhase[P] += From.MovedByPhase[P];
+    To.MovedByPhase[P] =
+        addSaturating(To.MovedByPhase[P], From.MovedByPhase[P]);
 }
 
 /// What the model did on one rank.

@@ -117,12 +117,16 @@ dd::driver::loadModel(const std::string &Name, SourceManager &SM,
   DiagEngine Diags;
   auto M = compiler::compileFile(*Path, Opts, SM, Diags);
   // An error without a place is about the file itself (it cannot be read).
-  for (const Diagnostic &D : Diags.diagnostics()) {
+  const auto &All = Diags.diagnostics();
+  for (size_t I = 0; I < All.size() && I < MaxShownDiagnostics; ++I) {
+    const Diagnostic &D = All[I];
     if (D.Range.valid() || D.Level != Severity::Error)
       reportDiagnostic(SM, D);
     else
       reportError(*Path, D.Message);
   }
+  if (std::string More = moreDiagnostics(Diags); !More.empty())
+    writeErr(More);
   if (!M && !Diags.hasErrors())
     reportError(*Path, "cannot compile the model");
   return M;

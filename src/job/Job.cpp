@@ -1,6 +1,7 @@
 #include "job/Job.h"
 
 #include "support/Error.h"
+#include "support/Format.h"
 #include "support/Work.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -458,6 +459,38 @@ void splitWaits(std::vector<RankGraph> &Ranks, PreparedJob &P) {
   }
 }
 
+/// Ranks of one job start within seconds of each other on the job's clock;
+/// one that starts an hour or more from the others has a clock that is not
+/// theirs (a trace rebased to 0, another host's epoch): bad input, said so,
+/// rather than a replay of a job that spans years.
+llvm::Error checkClocks(const std::vector<RankGraph> &Ranks,
+                        const PreparedJob &P) {
+  if (Ranks.size() < 2)
+    return llvm::Error::success();
+  std::vector<int64_t> Starts;
+  for (size_t I = 0; I < Ranks.size(); ++I)
+    Starts.push_back(Ranks[I].G.Origin + P.Offset[I]);
+  std::vector<int64_t> Sorted = Starts;
+  std::nth_element(Sorted.begin(), Sorted.begin() + Sorted.size() / 2,
+                   Sorted.end());
+  int64_t Median = Sorted[Sorted.size() / 2];
+  const int64_t Hour = int64_t(3600) * 1'000'000'000;
+  for (size_t I = 0; I < Ranks.size(); ++I) {
+    int64_t Off = Starts[I] > Median ? Starts[I] - Median : Median - Starts[I];
+    if (Off >= Hour)
+      return makeError(fmt::format(
+          "{}: rank {}'s clock is {} {} the other ranks' (its trace starts "
+          "that far from theirs): its times are not on their clock{}",
+          Ranks[I].Path, Ranks[I].Rank, formatDuration(Off),
+          Starts[I] > Median ? "ahead of" : "behind",
+          P.ClockMode == Clock::Trace
+              ? "; try --clock collectives, which aligns the ranks by "
+                "their collectives"
+              : ", and its collectives do not align it"));
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
@@ -485,6 +518,8 @@ llvm::Expected<PreparedJob> job::prepareRanks(std::vector<RankGraph> Ranks,
   if (auto E = matchCollectives(Ranks, P))
     return E;
   estimateClocks(Ranks, P);
+  if (auto E = checkClocks(Ranks, P))
+    return E;
   splitWaits(Ranks, P);
   P.Ranks = std::move(Ranks);
   return P;

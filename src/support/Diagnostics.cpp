@@ -82,12 +82,34 @@ std::string dd::renderDiagnostic(const SourceManager &SM, const Diagnostic &D) {
   return Out;
 }
 
+std::string dd::moreDiagnostics(const DiagEngine &E) {
+  const auto &All = E.diagnostics();
+  if (All.size() <= MaxShownDiagnostics)
+    return "";
+  size_t Errors = 0, Warnings = 0;
+  for (size_t I = MaxShownDiagnostics; I < All.size(); ++I)
+    (All[I].Level == Severity::Error ? Errors : Warnings) += 1;
+  auto Count = [](size_t N, const char *What) {
+    return std::to_string(N) + " more " + What + (N == 1 ? "" : "s");
+  };
+  std::string Out = "ddscript: ";
+  if (Errors)
+    Out += Count(Errors, "error");
+  if (Errors && Warnings)
+    Out += " and ";
+  if (Warnings)
+    Out += Count(Warnings, "warning");
+  return Out + " not shown (the first " + std::to_string(MaxShownDiagnostics) +
+         " are above)\n";
+}
+
 std::string dd::renderDiagnostics(const SourceManager &SM,
                                   const DiagEngine &E) {
   std::string Out;
-  for (const Diagnostic &D : E.diagnostics())
-    Out += renderDiagnostic(SM, D);
-  return Out;
+  const auto &All = E.diagnostics();
+  for (size_t I = 0; I < All.size() && I < MaxShownDiagnostics; ++I)
+    Out += renderDiagnostic(SM, All[I]);
+  return Out + moreDiagnostics(E);
 }
 
 /// Edit distance counting a swap of neighbours as one edit ("nmae").

@@ -68,7 +68,13 @@ private:
 
 /// "file:line:col: error: message", the source line and a caret line.
 std::string renderDiagnostic(const SourceManager &SM, const Diagnostic &D);
-/// All diagnostics of \p E, in order.
+/// Text output shows this many diagnostics of one pass at most, then a line
+/// that counts the rest: 100,000 bad lines are not 200,000 lines of errors.
+constexpr size_t MaxShownDiagnostics = 100;
+/// The line after the first MaxShownDiagnostics of \p E; "" when all fit.
+std::string moreDiagnostics(const DiagEngine &E);
+/// The diagnostics of \p E in order, the first MaxShownDiagnostics and
+/// moreDiagnostics' line.
 std::string renderDiagnostics(const SourceManager &SM, const DiagEngine &E);
 
 /// The closest of \p Candidates to \p Word (edit distance), or "" when none

@@ -4,6 +4,7 @@
 #include "support/Work.h"
 #include "vm/VMImpl.h"
 
+#include "support/Checked.h"
 #include "support/DeepStack.h"
 #include "support/Diagnostics.h"
 #include "support/Regex.h"
@@ -817,17 +818,20 @@ void Interpreter::finishStats() {
     if (!G.isLeaf(T))
       continue;
     auto Ph = static_cast<size_t>(G.PhaseOf[T]);
+    // Each duration is bounded; their sum need not be (a model that scales
+    // every task to the longest time): it saturates, never wraps.
+    int64_t &Moved = S.MovedByPhase[Ph];
     if (G.isRemoved(T)) {
       if (T < StartDur.size())
-        S.MovedByPhase[Ph] -= StartDur[T];
+        Moved = subSaturating(Moved, StartDur[T]);
       continue;
     }
     if (T >= StartDur.size()) {
-      S.MovedByPhase[Ph] += G.Dur[T];
+      Moved = addSaturating(Moved, G.Dur[T]);
       continue;
     }
     if (G.Dur[T] != StartDur[T])
-      S.MovedByPhase[Ph] += G.Dur[T] - StartDur[T];
+      Moved = addSaturating(Moved, subSaturating(G.Dur[T], StartDur[T]));
   }
 }
 

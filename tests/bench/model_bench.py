@@ -8,8 +8,9 @@ usage: model_bench.py [--build build] [--mb 100] [--runs 2] [--keep FILE]
 Makes a Kineto trace of about --mb MB from the shipped ResNet-50 training
 trace (tests/bench/make_big_trace.py: its iterations repeated with their own
 ids), then times, best of --runs, side by side: dd_json_pass (a bare
-simdjson on-demand pass over the file), `ddscript replay`, `ddscript
-opportunities`, and `ddscript run MODEL` for every model of stdlib/ (the
+simdjson on-demand pass over the file), `ddscript replay` (which reads the
+reported iteration and its neighbours only), `replay --iteration all` (the
+whole graph, as a model's run builds it), `ddscript opportunities`, and `ddscript run MODEL` for every model of stdlib/ (the
 libraries skipped). Prints each time, its ratio to the replay and to the
 bare pass, and peak memory (max RSS) against the file's size.
 
@@ -55,16 +56,18 @@ def main():
     replay, replay_rss = best_of([ddscript, "replay", "--trace", trace], a.runs)
     rows.append(("bare JSON pass", bare, bare_rss))
     rows.append(("replay", replay, replay_rss))
+    rows.append(("replay, all iterations", *best_of(
+        [ddscript, "replay", "--trace", trace, "--iteration", "all"], a.runs)))
     rows.append(("opportunities", *best_of(
         [ddscript, "opportunities", "--trace", trace], a.runs)))
     for m in a.models.split(","):
         rows.append((f"run {m}", *best_of(
             [ddscript, "run", m, "--trace", trace], a.runs)))
     print(f"trace: {size / 1e6:.0f} MB ({trace})")
-    print(f"{'command':<20} {'seconds':>8} {'/ replay':>9} {'/ bare':>8} "
+    print(f"{'command':<24} {'seconds':>8} {'/ replay':>9} {'/ bare':>8} "
           f"{'peak MB':>8} {'/ file':>7}")
     for name, t, rss in rows:
-        print(f"{name:<20} {t:8.2f} {t / replay:9.2f} {t / bare:8.2f} "
+        print(f"{name:<24} {t:8.2f} {t / replay:9.2f} {t / bare:8.2f} "
               f"{rss / 1e6:8.0f} {rss / size:7.2f}")
 
 

@@ -1,9 +1,11 @@
 #include "trace/Numbers.h"
+#include "support/Checked.h"
 #include "support/Format.h"
 #include "support/Units.h"
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 using dd::trace::parseMicrosAsNanos;
@@ -254,4 +256,18 @@ TEST_CASE("JSON writer: breakLine puts the next item on its own line") {
   W.endArray().breakLine().key("c").beginArray().breakLine().endArray();
   W.endObject();
   CHECK(Out == "{\"a\":1,\n\"b\":[\n  {\"i\":0},\n  {\"i\":1}],\n\"c\":[\n]}");
+}
+
+TEST_CASE("sums of bounded quantities saturate instead of wrapping") {
+  const int64_t Max = std::numeric_limits<int64_t>::max();
+  const int64_t Min = std::numeric_limits<int64_t>::min();
+  CHECK(dd::addSaturating(1, 2) == 3);
+  CHECK(dd::addSaturating(Max, 1) == Max);
+  CHECK(dd::addSaturating(Max - 5, 5) == Max);
+  CHECK(dd::addSaturating(Min, -1) == Min);
+  CHECK(dd::addSaturating(Max, Min) == -1);
+  CHECK(dd::subSaturating(Min, 1) == Min);
+  CHECK(dd::subSaturating(Max, -1) == Max);
+  CHECK(dd::subSaturating(0, Min) == Max);
+  CHECK(dd::subSaturating(-3, 4) == -7);
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""A rank whose clock is not the others' is bad input, said so (issue 36).
+
+usage: check_job_clocks.py DDSCRIPT JOB_DIR
+
+JOB_DIR holds one trace per rank (param/dlrm_8rank). The check writes a copy
+in which rank 3's timestamps are rebased to 0 (its clock 50 years from the
+others'), and checks that
+
+- `replay --clock trace` (the clocks as they are) exits 2 with one error
+  naming rank 3's file, how far its clock is, and --clock collectives (it
+  exited 3 saying a model made times too large: no model was given);
+- `replay` (clocks aligned by the collectives, the default) replays the job.
+"""
+import glob
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd, rc):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != rc:
+        sys.exit(f"FAIL: {' '.join(cmd)}: exit {p.returncode}, expected "
+                 f"{rc}\n{p.stderr}")
+    return p
+
+
+def main(argv):
+    ddscript, job = argv[1], argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = sorted(glob.glob(os.path.join(job, "*.json.gz")))
+        for i, src in enumerate(paths):
+            with gzip.open(src, "rt") as f:
+                doc = json.load(f)
+            if i == 3:
+                evs = doc["traceEvents"]
+                low = min(e["ts"] for e in evs
+                          if isinstance(e.get("ts"), (int, float)))
+                for e in evs:
+                    if isinstance(e.get("ts"), (int, float)):
+                        e["ts"] -= low
+                doc.pop("baseTimeNanoseconds", None)
+            with gzip.open(os.path.join(tmp, os.path.basename(src)), "wt") as f:
+                json.dump(doc, f)
+        bad = os.path.basename(paths[3])
+        for cmd in ([ddscript, "replay", "--trace", tmp, "--clock", "trace"],
+                    [ddscript, "replay", "--trace", tmp, "--clock", "trace",
+                     "--iteration", "all"]):
+            err = run(cmd, 2).stderr
+            lines = [l for l in err.splitlines() if "error" in l]
+            if len(lines) != 1 or bad not in lines[0] or \
+                    "rank 3's clock is" not in lines[0] or \
+                    "--clock collectives" not in lines[0]:
+                sys.exit(f"FAIL: {' '.join(cmd)}: expected one error naming "
+                         f"{bad} and --clock collectives, got:\n{err}")
+        out = run([ddscript, "replay", "--trace", tmp], 0).stdout
+        if "replayed" not in out:
+            sys.exit(f"FAIL: replay with clocks aligned by collectives:\n{out}")
+    print("ok: a rank's foreign clock is refused with exit 2, and aligned "
+          "by its collectives")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
