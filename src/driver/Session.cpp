@@ -37,10 +37,14 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
     std::error_code EC;
     if (std::filesystem::is_directory(P, EC)) {
       std::vector<std::string> In;
-      for (const auto &E : std::filesystem::directory_iterator(P, EC))
-        if (E.is_regular_file(EC) &&
-            isTraceFileName(E.path().filename().string()))
+      // Hidden files are not the job's ranks (an editor's or a copy's
+      // temporary, a rank set aside), as a shell's glob leaves them out.
+      for (const auto &E : std::filesystem::directory_iterator(P, EC)) {
+        std::string Name = E.path().filename().string();
+        if (E.is_regular_file(EC) && !Name.empty() && Name[0] != '.' &&
+            isTraceFileName(Name))
           In.push_back(E.path().string());
+      }
       if (In.empty()) {
         reportError(P, "a directory without traces (.json, .json.gz or "
                        ".cupti files)");

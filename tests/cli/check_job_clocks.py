@@ -10,7 +10,9 @@ others'), and checks that
 - `replay --clock trace` (the clocks as they are) exits 2 with one error
   naming rank 3's file, how far its clock is, and --clock collectives (it
   exited 3 saying a model made times too large: no model was given);
-- `replay` (clocks aligned by the collectives, the default) replays the job.
+- `replay` (clocks aligned by the collectives, the default) replays the job;
+- a hidden file in the folder (a copy of rank 0 named .worker0.json.gz) is
+  not read as a rank (it was: "both rank 0").
 """
 import glob
 import gzip
@@ -57,8 +59,11 @@ def main(argv):
                     "--clock collectives" not in lines[0]:
                 sys.exit(f"FAIL: {' '.join(cmd)}: expected one error naming "
                          f"{bad} and --clock collectives, got:\n{err}")
+        with open(paths[0], "rb") as f, \
+                open(os.path.join(tmp, ".worker0.json.gz"), "wb") as g:
+            g.write(f.read())
         out = run([ddscript, "replay", "--trace", tmp], 0).stdout
-        if "replayed" not in out:
+        if "replayed" not in out or "job        8 ranks" not in out:
             sys.exit(f"FAIL: replay with clocks aligned by collectives:\n{out}")
     print("ok: a rank's foreign clock is refused with exit 2, and aligned "
           "by its collectives")
