@@ -377,6 +377,10 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       vm::RunOptions RO;
       RO.MaxSteps = M.MaxSteps;
       RO.Settings = Settings;
+      // The ranks share one output budget: 300 ranks printing 32 MiB each
+      // grew to 7 GB before they failed.
+      RO.MaxOutputBytes =
+          std::max<uint64_t>(uint64_t(1) << 20, RO.MaxOutputBytes / N);
       Runs[I].R = vm::run(Model.Program, Env, RO);
     });
   }

@@ -739,6 +739,11 @@ void Interpreter::opPrint(const Cursor &C) {
   for (unsigned I = 0; I < N; ++I)
     Line += (I ? " " : "") + show(Stack[Stack.size() - N + I]);
   Stack.resize(Stack.size() - N);
+  if (Result.Output.size() + Line.size() + 1 > Opts.MaxOutputBytes)
+    fail(fmt::format("the model printed more than {} (a print in a loop, or "
+                     "of a very long string?)",
+                     formatQuantity(static_cast<double>(Opts.MaxOutputBytes),
+                                    Dim::bytes())));
   Result.Output += Line + "\n";
 }
 void Interpreter::opAssert(const Cursor &C) {

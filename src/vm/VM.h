@@ -84,6 +84,10 @@ struct Setting {
 
 struct RunOptions {
   uint64_t MaxSteps = 50'000'000; ///< instructions, per-task calls included
+  /// What print statements may print in all: a model that prints in a loop
+  /// stops with an error rather than filling memory. A job's ranks share
+  /// one such budget (driver/JobRun.cpp).
+  uint64_t MaxOutputBytes = uint64_t(256) << 20;
   std::vector<Setting> Settings;
 };
 
