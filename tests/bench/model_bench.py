@@ -21,14 +21,12 @@ machine; never a timed test.
 """
 import argparse
 import os
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import best_of  # noqa: E402
+from timing import best_of, big_trace  # noqa: E402
 
 MODELS = ["amp", "batch", "compile", "cuda_graphs", "dataloader", "ddp",
           "fused_adam", "gpu", "p3", "restructure_bn"]
@@ -44,11 +42,7 @@ def main():
     a = ap.parse_args()
     ddscript = os.path.join(a.build, "ddscript")
     src = os.path.join(ROOT, "tests/data/groundtruth/resnet50_baseline.pt.trace.json.gz")
-    trace = a.keep or os.path.join(tempfile.mkdtemp(prefix="ddmodels"), "big.json")
-    if not os.path.exists(trace):
-        subprocess.run([sys.executable, os.path.join(HERE, "make_big_trace.py"),
-                        src, trace, "--mb", str(a.mb)], check=True,
-                       stdout=subprocess.DEVNULL)
+    trace = big_trace(src, a.mb, a.keep, "ddmodels")
     size = os.path.getsize(trace)
     rows = []
     bare, bare_rss = best_of([os.path.join(a.build, "tests", "dd_json_pass"),

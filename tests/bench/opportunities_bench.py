@@ -24,7 +24,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import best_of  # noqa: E402
+from timing import best_of, big_trace  # noqa: E402
 
 
 def main():
@@ -36,11 +36,7 @@ def main():
     a = ap.parse_args()
     ddscript = os.path.join(a.build, "ddscript")
     src = os.path.join(ROOT, "tests/data/kineto/resnet50_v100_workers0.pt.trace.json.gz")
-    trace = a.keep or os.path.join(tempfile.mkdtemp(prefix="ddopp"), "big.json")
-    if not os.path.exists(trace):
-        subprocess.run([sys.executable, os.path.join(HERE, "make_big_trace.py"),
-                        src, trace, "--mb", str(a.mb)], check=True,
-                       stdout=subprocess.DEVNULL)
+    trace = big_trace(src, a.mb, a.keep, "ddopp")
     with tempfile.NamedTemporaryFile("w", suffix=".dd", delete=False) as m:
         m.write("shrink (select annotation where name ~ /^ProfilerStep#/) by 2\n")
     candidates = len(json.loads(subprocess.run(

@@ -23,3 +23,17 @@ def best_of(cmd, runs):
         rss = max(rss, usage.ru_maxrss * 1024)
         best = dt if best is None else min(best, dt)
     return best, rss
+
+
+def big_trace(source, mb, keep=None, prefix="ddbench"):
+    """A Kineto trace of about `mb` MB made from `source` by
+    make_big_trace.py (its iterations repeated with their own ids): at
+    `keep` when given (reused if it exists), else in a new temporary
+    folder."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    trace = keep or os.path.join(tempfile.mkdtemp(prefix=prefix), "big.json")
+    if not os.path.exists(trace):
+        subprocess.run([sys.executable, os.path.join(here, "make_big_trace.py"),
+                        source, trace, "--mb", str(mb)], check=True,
+                       stdout=subprocess.DEVNULL)
+    return trace
