@@ -36,6 +36,7 @@ namespace {
 struct Loaded {
   std::string Path;
   int64_t Rank = -1, WorldSize = -1;
+  bool FromCollector = false;
   vm::DeviceFacts Device;
   std::optional<graph::Graph> G;
   std::string Error;
@@ -55,6 +56,7 @@ void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
   const trace::Trace &T = F->Trace;
   L.Warnings = T.Warnings;
   L.Rank = T.Distributed.Rank;
+  L.FromCollector = T.FromCollector;
   L.WorldSize = T.Distributed.WorldSize;
   if (!T.Devices.empty()) {
     L.Device.Name = T.Devices.front().Name;
@@ -354,6 +356,7 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
                               : static_cast<int32_t>(I);
     Out.Graphs.push_back({Rank, Ranks[I].Path, std::move(*Ranks[I].G)});
     Out.Devices[Rank] = Ranks[I].Device;
+    Out.FromCollector.push_back(Ranks[I].FromCollector);
   }
   return Out;
 }

@@ -19,6 +19,7 @@
 #include "driver/Predict.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "graph/Edit.h"
 #include "support/Parallel.h"
 #include "trace/TraceReader.h"
 
@@ -268,7 +269,8 @@ int writeJobOutputs(const TraceOptions &T, const std::string &Path,
 int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                             const compiler::CompiledModel &Model,
                             SourceManager &SM, const std::string &Path,
-                            const std::vector<SettingAxis> &Axes) {
+                            const std::vector<SettingAxis> &Axes,
+                            const ProfilerRequest &Profiler) {
   if (combinationCount(Axes) > 1) {
     reportError("ddscript", "a sweep takes one trace: run the job once per "
                             "value");
@@ -277,7 +279,35 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   auto L = loadRanksFor(T);
   if (!L)
     return ExitBadInput;
+  // The profiler's cost per event, out of each rank's CPU work as for one
+  // trace (not out of a collector trace's: its cost is not the PyTorch
+  // profiler's); the ranks as traced are kept for the replay with it.
+  std::optional<std::vector<job::RankGraph>> Profiled;
+  graph::ProfilerCost Cost;
+  size_t CostRanks = 0;
+  if (Profiler.PerEventNs > 0) {
+    Profiled = L->Graphs;
+    for (size_t I = 0; I < L->Graphs.size(); ++I) {
+      if (Profiler.ByDefault && L->FromCollector[I])
+        continue;
+      graph::Graph &G = L->Graphs[I].G;
+      std::string Error;
+      if (!G.finalized() && !G.finalize(&Error)) {
+        reportError(L->Graphs[I].Path, Error);
+        return ExitBadInput;
+      }
+      graph::ProfilerCost C =
+          graph::removeProfilerCost(G, Profiler.PerEventNs, G.Dur, G.Gap);
+      Cost.Events += C.Events;
+      Cost.Removed = addSaturating(Cost.Removed, C.Removed);
+      ++CostRanks;
+    }
+    if (CostRanks == 0)
+      Profiled.reset();
+  }
   PhaseTimer JoinTimer("join");
+  // The replay with the profiler's cost: what the measured times check.
+  std::vector<JobTimes> ProfiledReplayed;
   auto P = job::prepareRanks(std::move(L->Graphs), clockFor(T));
   if (!P) {
     reportError("ddscript", llvm::toString(P.takeError()));
@@ -316,6 +346,21 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     }
     Measured = timesOf(*Base, nullptr, Numbers);
     Replayed = timesOf(*Base, &*R, Numbers);
+    if (Profiled) {
+      auto PP = job::prepareRanks(std::move(*Profiled), clockFor(T));
+      auto PJ = PP ? job::joinPrepared(std::move(*PP))
+                   : llvm::Expected<job::Job>(PP.takeError());
+      if (!PJ) {
+        reportError("ddscript", llvm::toString(PJ.takeError()));
+        return ExitBadInput;
+      }
+      auto PR = sim::simulate(PJ->G);
+      if (!PR) {
+        reportError("ddscript", llvm::toString(PR.takeError()));
+        return ExitInternal;
+      }
+      ProfiledReplayed = timesOf(*PJ, &*PR, Numbers);
+    }
     Collectives = Base->G.numCollectives();
     const job::JobIteration *First = nullptr;
     for (const job::JobIteration &It : Base->Iterations)
@@ -455,7 +500,23 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         W.null();
       W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
       W.field("job_predicted_span_ns", Predicted[K].Job);
-      W.field("replay_error", changeOf(Measured[K].Job, Replayed[K].Job));
+      // The replay's error is the replay with the profiler's cost against
+      // the measured times; the speedup is against the replay without it.
+      const JobTimes &Check =
+          ProfiledReplayed.empty() ? Replayed[K] : ProfiledReplayed[K];
+      W.field("replay_error", changeOf(Measured[K].Job, Check.Job));
+      W.key("job_profiled_replay_ns");
+      if (ProfiledReplayed.empty())
+        W.null();
+      else
+        W.value(ProfiledReplayed[K].Job);
+      W.key("profiler").beginObject();
+      W.field("per_event_ns",
+              ProfiledReplayed.empty() ? int64_t(0) : Profiler.PerEventNs);
+      W.field("events", Cost.Events);
+      W.field("removed_ns", Cost.Removed);
+      W.field("ranks", static_cast<int64_t>(CostRanks));
+      W.endObject();
       W.key("params").beginObject();
       for (const compiler::ParamSummary &Pm : Model.Params)
         W.field(Pm.Name, shownValue(Axes, Pm, false));
@@ -515,18 +576,35 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     S += fmt::format("measured   {}   (the job: first rank's begin to last "
                      "rank's end)\n",
                      formatDuration(Ms.Job));
-    S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
-                     formatPercent(changeOf(Ms.Job, Rp.Job), true));
-    if (K == 0)
-      S += "profiler   the ranks' CPU work as traced: the profiler's cost "
-           "per event is taken out of one trace, not yet of a job's ranks\n";
+    if (ProfiledReplayed.empty()) {
+      S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
+                       formatPercent(changeOf(Ms.Job, Rp.Job), true));
+      if (K == 0)
+        S += "profiler   the ranks' CPU work as traced (--profiled, or "
+             "traces of ddscript's collector)\n";
+    } else {
+      const JobTimes &Pf = ProfiledReplayed[K];
+      S += fmt::format("replayed   {}   error {}\n", formatDuration(Pf.Job),
+                       formatPercent(changeOf(Ms.Job, Pf.Job), true));
+      if (K == 0)
+        S += fmt::format(
+            "profiler   {} per recorded CPU event x {} events on {} of {} "
+            "ranks: {} of CPU work taken out (--profiled keeps it)\n",
+            formatDuration(Profiler.PerEventNs), formatCount(Cost.Events),
+            CostRanks, J->Ranks.size(), formatDuration(Cost.Removed));
+      S += fmt::format("unprofiled {}   the job's replay without the "
+                       "profiler's cost: what the speedup is against\n",
+                       formatDuration(Rp.Job));
+    }
     S += fmt::format("predicted  {}   speedup {} ({})\n",
                      formatDuration(Pr.JobSteady),
                      speedupText(Rp.JobSteady, Pr.JobSteady),
                      formatPercent(changeOf(Rp.JobSteady, Pr.JobSteady), true));
     S += jobBacklogLines(Rp, Pr);
     Table Tb;
-    Tb.row({"rank", "measured", "replayed", "predicted", "speedup"});
+    Tb.row({"rank", "measured",
+            ProfiledReplayed.empty() ? "replayed" : "unprofiled", "predicted",
+            "speedup"});
     for (size_t C = 1; C < 5; ++C)
       Tb.alignRight(C);
     for (size_t I = 0; I < J->Ranks.size(); ++I)

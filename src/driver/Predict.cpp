@@ -377,24 +377,24 @@ dd::driver::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
 
 bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
                                  ProfilerRequest &Out) {
-  // By default a single trace's profiler cost is taken out per event; a
-  // job keeps its ranks' as traced (not modelled per rank yet).
+  // By default the profiler's cost is taken out per event, of one trace or
+  // of each rank of a job.
   if (Text.empty()) {
-    if (T.TracePaths.size() <= 1) {
-      Out.PerEventNs = DefaultPerEventNs;
-      Out.ByDefault = true;
-    }
+    Out.PerEventNs = DefaultPerEventNs;
+    Out.ByDefault = true;
     return true;
   }
   // --profiled: the trace's CPU work as recorded, the profiled run.
   if (Text == "profiled")
     return true;
-  if (T.TracePaths.size() > 1) {
-    reportError("ddscript", "--unprofiled takes one trace; a job's ranks "
-                            "each have their own (not supported yet)");
+  std::string_view Mode = Text;
+  if (T.TracePaths.size() > 1 && Mode.substr(0, 9) != "per-event") {
+    reportError("ddscript", "--unprofiled " + Text +
+                                ": a job's ranks each ran their own time; "
+                                "give per-event[=COST] (the default) or "
+                                "--profiled");
     return false;
   }
-  std::string_view Mode = Text;
   if (Mode.substr(0, 9) == "per-event") {
     Out.PerEventNs = DefaultPerEventNs;
     std::string_view Rest = Mode.substr(9);

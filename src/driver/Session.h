@@ -89,6 +89,9 @@ struct LoadedRanks {
   /// focused; "" when there is none (a trace without iterations).
   std::string Iteration;
   std::string DefaultFrom;
+  /// Per rank, in Graphs' order: a trace of ddscript's own collector, whose
+  /// cost is not the PyTorch profiler's (no per-event model for it).
+  std::vector<bool> FromCollector;
 };
 
 /// Loads every rank on threads (each reads only the iterations it needs

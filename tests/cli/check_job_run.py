@@ -108,11 +108,10 @@ def check_alone(ddscript, trace, tmp):
         path = os.path.join(tmp, f"rank{r}.json.gz")
         os.symlink(os.path.abspath(trace), path)
         ranks.append(path)
-    # A job keeps its ranks' profiler cost (not modelled per rank yet):
-    # the trace alone is run the same way.
+    # The profiler's cost per event comes out of each rank as out of the
+    # trace alone (both by default).
     alone = json.loads(run(ddscript, ["run", "amp", "--trace", trace,
-                                      "--format", "json",
-                                      "--profiled"]).stdout)
+                                      "--format", "json"]).stdout)
     it = str(alone["iteration"])
     lines, _ = job_json(ddscript, "amp", ranks, ["--iteration", it])
     job = lines[0]
@@ -142,7 +141,7 @@ def check_twin(ddscript, trace, model, settings, tmp):
     with gzip.open(twin, "wt") as f:
         json.dump(doc, f)
     alone = json.loads(run(ddscript, ["run", model, "--trace", trace,
-                                      "--format", "json", "--profiled",
+                                      "--format", "json",
                                       *settings]).stdout)
     if alone["backlog"] is None:
         sys.exit("FAIL: nothing piles up alone: the check would not test the "
