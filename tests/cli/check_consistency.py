@@ -14,6 +14,11 @@ the ground truth's baselines):
 - a uniform speed-up of the GPU (every kernel 2x faster) never predicts a
   slower run, and neither does one of the CPU (every call 2x faster);
 - a sweep's rows equal the single runs of the same values.
+And for each shipped job (param/dlrm_8rank, astra_sim/megatron_tp8):
+- replay's text and JSON carry the same job times;
+- run's replay of the job with the profiler's cost is replay's, and a model
+  that changes nothing predicts the job's replay without it, rank by rank;
+- the uniform GPU and CPU speed-ups never predict a slower job.
 Exits 1 naming the first trace and invariant that fails. New commands join
 it with their own invariants.
 """
@@ -123,6 +128,43 @@ def check(ddscript, trace, models):
     return fails
 
 
+def check_job(ddscript, job, models):
+    fails = []
+    text = run([ddscript, "replay", "--trace", job])
+    rep = json.loads(run([ddscript, "replay", "--trace", job, "--format",
+                          "json"]).splitlines()[0])
+    for label, key in (("measured", "job_measured_ns"),
+                       ("replayed", "job_replayed_ns")):
+        t, slack = ms(text, label)
+        if t is None or abs(t - rep[key]) > slack + 1:
+            fails.append(f"replay's text says {label} {t} ns, its JSON "
+                         f"{rep[key]} ns")
+    same = json.loads(run([ddscript, "run", models["nothing"], "--trace",
+                           job, "--format", "json"]).splitlines()[0])
+    if same["job_profiled_replay_ns"] != rep["job_replayed_ns"]:
+        fails.append(f"run replays the job with the profiler in "
+                     f"{same['job_profiled_replay_ns']} ns, replay in "
+                     f"{rep['job_replayed_ns']} ns")
+    if same["job_predicted_ns"] != same["job_replayed_steady_ns"]:
+        fails.append(f"a model that changes nothing predicts "
+                     f"{same['job_predicted_ns']} ns against the job's "
+                     f"{same['job_replayed_steady_ns']} ns")
+    for r in same["ranks"]:
+        if r["predicted_ns"] != r["replayed_steady_ns"]:
+            fails.append(f"rank {r['rank']}: a model that changes nothing "
+                         f"predicts {r['predicted_ns']} ns against "
+                         f"{r['replayed_steady_ns']} ns")
+    for name in ("gpu_2x", "cpu_2x"):
+        r = json.loads(run([ddscript, "run", models[name], "--trace", job,
+                            "--format", "json"]).splitlines()[0])
+        slack = 0 if name == "gpu_2x" else r["job_replayed_steady_ns"] // 2000
+        if r["job_predicted_ns"] > r["job_replayed_steady_ns"] + slack:
+            fails.append(f"{name}: a uniform speed-up predicts "
+                         f"{r['job_predicted_ns']} ns, slower than "
+                         f"{r['job_replayed_steady_ns']} ns")
+    return fails
+
+
 def main(argv):
     ddscript, data = argv
     bad = 0
@@ -147,6 +189,16 @@ def main(argv):
                 print(f"FAIL: {rel}: {f}")
             if not fails:
                 print(f"ok  {rel}")
+            bad += len(fails)
+        for job in ("param/dlrm_8rank", "astra_sim/megatron_tp8"):
+            try:
+                fails = check_job(ddscript, os.path.join(data, job), models)
+            except RuntimeError as e:
+                fails = [str(e)]
+            for f in fails:
+                print(f"FAIL: {job}: {f}")
+            if not fails:
+                print(f"ok  {job} (a job)")
             bad += len(fails)
     sys.exit(1 if bad else 0)
 
