@@ -1,6 +1,7 @@
 //===- CodeGen.cpp - Functions, emission helpers, statements --------------===//
 
 #include "compiler/CodeGen.h"
+#include "support/Work.h"
 
 #include <cstring>
 #include <utility>
@@ -61,34 +62,52 @@ void CodeGen::loop(Opcode Op, uint32_t Target, int Slot) {
   i32(static_cast<int32_t>(Target) - static_cast<int32_t>(pc() + 4));
 }
 
-uint16_t CodeGen::constNumber(double V, Dim D, SourceRange R) {
+uint16_t CodeGen::constant(std::string Key, SourceRange R,
+                           const bc::Constant &C) {
+  if (ConstIndex.size() <= Fn)
+    ConstIndex.resize(Fn + 1);
+  auto &Index = ConstIndex[Fn];
+  work::add(work::Counter::CompileConstants, 1);
+  if (auto It = Index.find(Key); It != Index.end())
+    return It->second;
   auto &Cs = fn().Constants;
-  for (size_t I = 0; I < Cs.size(); ++I)
-    if (Cs[I].K == bc::Constant::Number && Cs[I].Num == V && Cs[I].D == D)
-      return static_cast<uint16_t>(I);
+  Cs.push_back(C);
+  if (Cs.size() > 0xFFFF)
+    Diags.error(R, "too many constants in one function");
+  auto At = static_cast<uint16_t>(Cs.size() - 1);
+  Index.emplace(std::move(Key), At);
+  return At;
+}
+
+uint16_t CodeGen::constNumber(double V, Dim D, SourceRange R) {
   bc::Constant C;
   C.K = bc::Constant::Number;
   C.Num = V;
   C.D = D;
-  Cs.push_back(C);
-  if (Cs.size() > 0xFFFF)
-    Diags.error(R, "too many constants in one function");
-  return static_cast<uint16_t>(Cs.size() - 1);
+  // Equal numbers share a constant (0 and -0 too); a NaN equals nothing.
+  if (V != V) {
+    auto &Cs = fn().Constants;
+    Cs.push_back(C);
+    if (Cs.size() > 0xFFFF)
+      Diags.error(R, "too many constants in one function");
+    return static_cast<uint16_t>(Cs.size() - 1);
+  }
+  double Key = V == 0 ? 0.0 : V;
+  std::string K(1, 'n');
+  K.append(reinterpret_cast<const char *>(&Key), sizeof Key);
+  K += static_cast<char>(D.Bytes);
+  K += static_cast<char>(D.Time);
+  return constant(std::move(K), R, C);
 }
 
 uint16_t CodeGen::constString(const std::string &S, SourceRange R,
                               bc::Constant::Kind K) {
-  auto &Cs = fn().Constants;
-  for (size_t I = 0; I < Cs.size(); ++I)
-    if (Cs[I].K == K && Cs[I].Str == S)
-      return static_cast<uint16_t>(I);
   bc::Constant C;
   C.K = K;
   C.Str = S;
-  Cs.push_back(C);
-  if (Cs.size() > 0xFFFF)
-    Diags.error(R, "too many constants in one function");
-  return static_cast<uint16_t>(Cs.size() - 1);
+  std::string Key(1, static_cast<char>('a' + static_cast<int>(K)));
+  Key += S;
+  return constant(std::move(Key), R, C);
 }
 
 uint32_t CodeGen::newFunction(std::string Name, SourceRange R) {

@@ -119,15 +119,28 @@ def commands(ddscript):
     out["job-replay"] = ["replay", "--trace", "{JOB}"]
     out["job-run-amp"] = ["run", "amp", "--trace", "{JOB}"]
     out["job-export"] = ["export", "-o", "{OUT}", "--trace", "{JOB}"]
+    # A model of 5,000 `let`s and of 20,000: refusing or compiling it was
+    # quadratic in its constants.
+    out["check-lets"] = ["check", "{LETS}"]
     return out, broken
 
 
-def expand(argv, trace, job, out):
+def expand(argv, trace, job, out, lets):
     got = []
     for a in argv:
         got += job if a == "{JOB}" else [a.replace("{T}", trace)
-                                         .replace("{OUT}", out)]
+                                         .replace("{OUT}", out)
+                                         .replace("{LETS}", lets)]
     return got
+
+
+def make_lets(work, scale):
+    """A model of 5,000 x scale constants, each its own `let`."""
+    path = os.path.join(work, f"lets{scale}x.dd")
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(5000 * scale):
+            f.write(f"let x{i} = {i}\n")
+    return path
 
 
 def run(ddscript, argv, counts, threads=None):
@@ -168,9 +181,11 @@ def check(ddscript, data, work, known):
             sys.exit(f"FAIL: the traces hold {traces[1][1]} and "
                      f"{traces[4][1]} iterations, not 1x and 4x")
 
+        lets = {s: make_lets(work, s) for s in scales}
+
         def argv(name, s):
             out = os.path.join(work, f"out-{name}-{s}x")
-            return expand(cmds[name], traces[s][0], jobs[s], out)
+            return expand(cmds[name], traces[s][0], jobs[s], out, lets[s])
 
         def one(item):
             name, s = item
