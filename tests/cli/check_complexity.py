@@ -122,16 +122,46 @@ def commands(ddscript):
     # A model of 5,000 `let`s and of 20,000: refusing or compiling it was
     # quadratic in its constants.
     out["check-lets"] = ["check", "{LETS}"]
+    # A trace of 50 CPU threads and of 200: the builder's wake edges were
+    # quadratic in threads.
+    out["replay-threads"] = ["replay", "--trace", "{THREADS}"]
     return out, broken
 
 
-def expand(argv, trace, job, out, lets):
+def expand(argv, trace, job, out, lets, threads):
     got = []
     for a in argv:
         got += job if a == "{JOB}" else [a.replace("{T}", trace)
                                          .replace("{OUT}", out)
-                                         .replace("{LETS}", lets)]
+                                         .replace("{LETS}", lets)
+                                         .replace("{THREADS}", threads)]
     return got
+
+
+THREADS_SOURCE = "hta/mi250_rocm_minitoy_train.json.gz"
+
+
+def make_threads(data, work, scale):
+    """The small MI250 trace with its autograd thread's CPU calls copied onto
+    50 x scale threads of their own (their runtime calls dropped: no GPU
+    work of theirs), each a little later than the one before."""
+    with gzip.open(os.path.join(data, THREADS_SOURCE), "rt",
+                   encoding="utf-8") as f:
+        doc = json.load(f)
+    evs = doc["traceEvents"]
+    ops = [e for e in evs if e.get("ph") == "X" and e.get("tid") == 598009
+           and e.get("cat") == "cpu_op"]
+    for k in range(50 * scale):
+        for e in ops:
+            c = dict(e)
+            c["tid"] = 700000 + k
+            c["ts"] = e["ts"] + k
+            c.pop("args", None)
+            evs.append(c)
+    path = os.path.join(work, f"threads{scale}x.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return path
 
 
 def make_lets(work, scale):
@@ -182,10 +212,12 @@ def check(ddscript, data, work, known):
                      f"{traces[4][1]} iterations, not 1x and 4x")
 
         lets = {s: make_lets(work, s) for s in scales}
+        threads = {s: make_threads(data, work, s) for s in scales}
 
         def argv(name, s):
             out = os.path.join(work, f"out-{name}-{s}x")
-            return expand(cmds[name], traces[s][0], jobs[s], out, lets[s])
+            return expand(cmds[name], traces[s][0], jobs[s], out, lets[s],
+                          threads[s])
 
         def one(item):
             name, s = item
