@@ -1,6 +1,7 @@
 //===- GraphOps.cpp - scale, remove, insert, depend, schedule, channel ----===//
 
 #include "graph/Edit.h"
+#include "support/Work.h"
 #include "vm/VMImpl.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -350,35 +351,54 @@ void Interpreter::finishSchedules() {
     }
 }
 
+Interpreter::ResourceNames &Interpreter::resourceNames() {
+  const graph::Graph &G = graph();
+  if (G.Resources.size() < Names.Indexed)
+    Names = ResourceNames();
+  for (size_t I = Names.Indexed; I < G.Resources.size(); ++I) {
+    const graph::Resource &X = G.Resources[I];
+    auto R = static_cast<graph::ResourceId>(I);
+    if (X.Kind == graph::ResourceKind::CpuThread) {
+      Names.Threads.try_emplace(X.Name, R);
+      Names.Workers += X.Id < 0;
+    } else if (X.Kind == graph::ResourceKind::Channel) {
+      Names.Channels.try_emplace(X.Name, R);
+      ++Names.ChannelCount;
+    }
+  }
+  work::add(work::Counter::VmIndexed, G.Resources.size() - Names.Indexed);
+  Names.Indexed = G.Resources.size();
+  return Names;
+}
+
 Value Interpreter::workerThread(const std::string &Name) {
   const graph::Graph &G = graph();
-  graph::ResourceId R = G.findResource(graph::ResourceKind::CpuThread, Name);
+  ResourceNames &N = resourceNames();
+  auto Found = N.Threads.find(Name);
+  graph::ResourceId R =
+      Found == N.Threads.end() ? graph::NoResource : Found->second;
   // Traced threads are named "thread TID (NAME)" and have their TID.
   if (R != graph::NoResource && G.Resources[R].Id >= 0)
     fail("worker_thread(\"" + Name +
          "\"): the trace has a thread of that name; name the worker "
          "differently");
   if (R == graph::NoResource) {
-    int64_t Ordinal = 0;
-    for (const graph::Resource &X : G.Resources)
-      Ordinal += X.Kind == graph::ResourceKind::CpuThread && X.Id < 0;
     // Negative ids: no operating-system thread has one.
     R = mutableGraph().addResource(graph::ResourceKind::CpuThread, -1,
-                                   -1 - Ordinal, Name);
+                                   -1 - N.Workers, Name);
     markStructural();
   }
   return Value::id(VKind::Resource, R);
 }
 
 Value Interpreter::channel(const std::string &Name) {
-  const graph::Graph &G = graph();
-  graph::ResourceId R = G.findResource(graph::ResourceKind::Channel, Name);
+  ResourceNames &N = resourceNames();
+  auto Found = N.Channels.find(Name);
+  graph::ResourceId R =
+      Found == N.Channels.end() ? graph::NoResource : Found->second;
   if (R == graph::NoResource) {
-    int64_t Ordinal = 0;
-    for (const graph::Resource &X : G.Resources)
-      Ordinal += X.Kind == graph::ResourceKind::Channel;
-    R = mutableGraph().addResource(graph::ResourceKind::Channel, -1, Ordinal,
-                                   Name);
+    R = mutableGraph().addResource(graph::ResourceKind::Channel, -1,
+                                   N.ChannelCount, Name);
     markStructural();
   }
   return Value::id(VKind::Resource, R);

@@ -594,6 +594,7 @@ void Interpreter::opTryEnd(const Cursor &) {
   Deferred = std::move(S.Deferred);
   Tries.pop_back();
   Index = TaskIndex();
+  Names = ResourceNames();
   ++StructureVersion;
   graphChanged();
 }

@@ -234,6 +234,17 @@ private:
     llvm::DenseMap<uint64_t, std::vector<graph::TaskId>> ByIterationLayer;
   };
   TaskIndex Index;
+  /// CPU threads and channels by name (the first of a name, as
+  /// Graph::findResource finds it), and how many worker threads and channels
+  /// there are: worker_thread("w" + str(i)) in a loop was quadratic.
+  /// Extended as resources are added; dropped when a try ends.
+  struct ResourceNames {
+    size_t Indexed = 0;
+    llvm::StringMap<graph::ResourceId> Threads, Channels;
+    int64_t Workers = 0, ChannelCount = 0;
+  };
+  ResourceNames Names;
+  ResourceNames &resourceNames();
 
   /// Counts structural changes only (insert, remove, depend, a try's end):
   /// what FLOPs and bytes moved per task depend on; a shrink does not.
