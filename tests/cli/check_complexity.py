@@ -125,16 +125,22 @@ def commands(ddscript):
     # A trace of 50 CPU threads and of 200: the builder's wake edges were
     # quadratic in threads.
     out["replay-threads"] = ["replay", "--trace", "{THREADS}"]
+    # A model making 5,000 worker threads and 20,000: finding one by name
+    # scanned every resource.
+    out["run-workers"] = ["run", "{WORKERS}", "--trace",
+                          os.path.join("{DATA}", THREADS_SOURCE)]
     return out, broken
 
 
-def expand(argv, trace, job, out, lets, threads):
+def expand(argv, trace, job, out, lets, threads, workers, data):
     got = []
     for a in argv:
         got += job if a == "{JOB}" else [a.replace("{T}", trace)
                                          .replace("{OUT}", out)
                                          .replace("{LETS}", lets)
-                                         .replace("{THREADS}", threads)]
+                                         .replace("{THREADS}", threads)
+                                         .replace("{WORKERS}", workers)
+                                         .replace("{DATA}", data)]
     return got
 
 
@@ -161,6 +167,15 @@ def make_threads(data, work, scale):
     path = os.path.join(work, f"threads{scale}x.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(doc, f)
+    return path
+
+
+def make_workers(work, scale):
+    """A model that makes 5,000 x scale worker threads, each by its name."""
+    path = os.path.join(work, f"workers{scale}x.dd")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"for i in range({5000 * scale}) {{\n"
+                "  let w = worker_thread(\"w\" + str(i))\n}\n")
     return path
 
 
@@ -213,11 +228,12 @@ def check(ddscript, data, work, known):
 
         lets = {s: make_lets(work, s) for s in scales}
         threads = {s: make_threads(data, work, s) for s in scales}
+        workers = {s: make_workers(work, s) for s in scales}
 
         def argv(name, s):
             out = os.path.join(work, f"out-{name}-{s}x")
             return expand(cmds[name], traces[s][0], jobs[s], out, lets[s],
-                          threads[s])
+                          threads[s], workers[s], data)
 
         def one(item):
             name, s = item
