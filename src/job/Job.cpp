@@ -663,16 +663,37 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
     if (JI.PerRank.size() == J.Ranks.size())
       J.Iterations.push_back(std::move(JI));
   }
-  if (J.Iterations.empty())
-    return makeError(fmt::format(
-        "the ranks have no iteration in common (rank {}: {} from {}; rank "
-        "{}: {} from {})",
-        J.Ranks.front().Rank, J.Ranks.front().Iterations.size(),
-        G.Iterations.empty() ? "-" : G.Iterations.front().Label,
-        J.Ranks.back().Rank, J.Ranks.back().Iterations.size(),
-        J.Ranks.back().Iterations.empty()
-            ? "-"
-            : G.Iterations[J.Ranks.back().Iterations.front()].Label));
+  if (J.Iterations.empty()) {
+    // The rank at which the iterations in common run out: the odd one, not
+    // the first and the last (which may share theirs).
+    auto Range = [&](const std::vector<uint32_t> &Its) {
+      if (Its.empty())
+        return std::string("none");
+      return fmt::format("{}, {} to {}", Its.size(),
+                         G.Iterations[Its.front()].Label,
+                         G.Iterations[Its.back()].Label);
+    };
+    std::vector<uint32_t> Common = J.Ranks[0].Iterations;
+    for (size_t I = 1; I < J.Ranks.size(); ++I) {
+      std::vector<uint32_t> Next;
+      for (uint32_t It : Common)
+        if (ByNumber[I].count(G.Iterations[It].Number))
+          Next.push_back(It);
+      if (Next.empty())
+        return makeError(fmt::format(
+            "the ranks have no iteration in common: {} (rank {}) has "
+            "iterations {}, none of them among the {} that ranks {} to {} "
+            "share ({})",
+            J.Ranks[I].Path, J.Ranks[I].Rank, Range(J.Ranks[I].Iterations),
+            Common.size(), J.Ranks[0].Rank, J.Ranks[I - 1].Rank,
+            Range(Common)));
+      Common = std::move(Next);
+    }
+    return makeError(fmt::format("the ranks have no iteration in common "
+                                 "(rank {}: iterations {})",
+                                 J.Ranks[0].Rank,
+                                 Range(J.Ranks[0].Iterations)));
+  }
 
   std::string Error;
   if (!G.finalize(&Error))

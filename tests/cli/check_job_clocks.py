@@ -12,7 +12,10 @@ others'), and checks that
   exited 3 saying a model made times too large: no model was given);
 - `replay` (clocks aligned by the collectives, the default) replays the job;
 - a hidden file in the folder (a copy of rank 0 named .worker0.json.gz) is
-  not read as a rank (it was: "both rank 0").
+  not read as a rank (it was: "both rank 0");
+- with rank 3's steps renumbered (ProfilerStep#1010), "no iteration in
+  common" names rank 3's file, the odd one (it named the first and the last
+  rank, which share theirs).
 """
 import glob
 import gzip
@@ -65,8 +68,23 @@ def main(argv):
         out = run([ddscript, "replay", "--trace", tmp], 0).stdout
         if "replayed" not in out or "job        8 ranks" not in out:
             sys.exit(f"FAIL: replay with clocks aligned by collectives:\n{out}")
+        # Rank 3's steps renumbered: the odd rank is named.
+        path = os.path.join(tmp, bad)
+        with gzip.open(paths[3], "rt") as f:
+            doc = json.load(f)
+        for e in doc["traceEvents"]:
+            name = e.get("name")
+            if isinstance(name, str) and name.startswith("ProfilerStep#"):
+                e["name"] = f"ProfilerStep#{int(name.split('#')[1]) + 1000}"
+        with gzip.open(path, "wt") as f:
+            json.dump(doc, f)
+        err = run([ddscript, "replay", "--trace", tmp], 2).stderr
+        if "no iteration in common" not in err or bad not in err or \
+                "ProfilerStep#1010" not in err:
+            sys.exit(f"FAIL: renumbered rank 3: expected its file named, "
+                     f"got:\n{err}")
     print("ok: a rank's foreign clock is refused with exit 2, and aligned "
-          "by its collectives")
+          "by its collectives; the odd rank is named")
 
 
 if __name__ == "__main__":
