@@ -17,6 +17,7 @@
 #include "driver/Run.h"
 #include "driver/Session.h"
 #include "export/ChakraEt.h"
+#include "job/Job.h"
 #include "support/FileIO.h"
 #include "support/Format.h"
 
@@ -96,6 +97,13 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     const trace::DistributedInfo &Dist = S.In.Trace.Distributed;
     F.Rank =
         Dist.Present && Dist.Rank >= 0 ? Dist.Rank : static_cast<int64_t>(I);
+    if (F.Rank >= job::MaxRank) {
+      reportError(Traces[I],
+                  fmt::format("distributedInfo says rank {}: ranks above {} "
+                              "are not taken (no job has that many)",
+                              F.Rank, job::MaxRank));
+      return ExitBadInput;
+    }
     auto [Seen, New] = Ranks.emplace(F.Rank, Traces[I]);
     if (!New) {
       reportError(Traces[I],

@@ -330,6 +330,15 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
       return std::nullopt;
     }
   }
+  for (const Loaded &L : Ranks)
+    if (L.Rank >= job::MaxRank || L.WorldSize > job::MaxRank) {
+      reportError(L.Path,
+                  fmt::format("distributedInfo says rank {} of world size {}: "
+                              "ranks and world sizes above {} are not taken "
+                              "(no job has that many)",
+                              L.Rank, L.WorldSize, job::MaxRank));
+      return std::nullopt;
+    }
   // Ranks: from distributedInfo when every trace has one, else the order.
   bool FromTraces = std::all_of(Ranks.begin(), Ranks.end(),
                                 [](const Loaded &L) { return L.Rank >= 0; });

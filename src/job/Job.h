@@ -34,6 +34,11 @@ struct RankGraph {
   graph::Graph G;
 };
 
+/// Rank numbers and world sizes a job takes: a rank is kept in 32 bits and
+/// keys maps; one far beyond any job (2^31 wrapped negative, 2^32 + 2 became
+/// rank 2) is bad input.
+constexpr int64_t MaxRank = int64_t(1) << 24;
+
 enum class Clock : uint8_t {
   Collectives, ///< offsets estimated from matched collectives' ends
   Trace,       ///< the traces' clocks as they are

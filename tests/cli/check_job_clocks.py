@@ -15,7 +15,9 @@ others'), and checks that
   not read as a rank (it was: "both rank 0");
 - with rank 3's steps renumbered (ProfilerStep#1010), "no iteration in
   common" names rank 3's file, the odd one (it named the first and the last
-  rank, which share theirs).
+  rank, which share theirs);
+- a rank of 2^32 + 2 (it became rank 2, a collision, in the job; export wrote
+  chakra.4294967298.et) is refused by replay and export with exit 2.
 """
 import glob
 import gzip
@@ -83,8 +85,21 @@ def main(argv):
                 "ProfilerStep#1010" not in err:
             sys.exit(f"FAIL: renumbered rank 3: expected its file named, "
                      f"got:\n{err}")
+        # A rank number far beyond any job.
+        with gzip.open(paths[2], "rt") as f:
+            doc = json.load(f)
+        doc["distributedInfo"]["rank"] = 2**32 + 2
+        with gzip.open(os.path.join(tmp, os.path.basename(paths[2])),
+                       "wt") as f:
+            json.dump(doc, f)
+        for cmd in ([ddscript, "replay", "--trace", tmp],
+                    [ddscript, "export", "-o", os.path.join(tmp, "out"),
+                     "--trace", tmp]):
+            err = run(cmd, 2).stderr
+            if "rank 4294967298" not in err or "are not taken" not in err:
+                sys.exit(f"FAIL: {' '.join(cmd)}: rank 2^32 + 2: {err}")
     print("ok: a rank's foreign clock is refused with exit 2, and aligned "
-          "by its collectives; the odd rank is named")
+          "by its collectives; the odd rank is named; huge ranks refused")
 
 
 if __name__ == "__main__":
