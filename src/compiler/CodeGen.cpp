@@ -62,20 +62,22 @@ void CodeGen::loop(Opcode Op, uint32_t Target, int Slot) {
   i32(static_cast<int32_t>(Target) - static_cast<int32_t>(pc() + 4));
 }
 
-uint16_t CodeGen::constant(std::string Key, SourceRange R,
+uint16_t CodeGen::constant(std::optional<std::string> Key, SourceRange R,
                            const bc::Constant &C) {
   if (ConstIndex.size() <= Fn)
     ConstIndex.resize(Fn + 1);
   auto &Index = ConstIndex[Fn];
   work::add(work::Counter::CompileConstants, 1);
-  if (auto It = Index.find(Key); It != Index.end())
-    return It->second;
+  if (Key)
+    if (auto It = Index.find(*Key); It != Index.end())
+      return It->second;
   auto &Cs = fn().Constants;
   Cs.push_back(C);
   if (Cs.size() > 0xFFFF)
     Diags.error(R, "too many constants in one function");
   auto At = static_cast<uint16_t>(Cs.size() - 1);
-  Index.emplace(std::move(Key), At);
+  if (Key)
+    Index.emplace(std::move(*Key), At);
   return At;
 }
 
@@ -85,13 +87,8 @@ uint16_t CodeGen::constNumber(double V, Dim D, SourceRange R) {
   C.Num = V;
   C.D = D;
   // Equal numbers share a constant (0 and -0 too); a NaN equals nothing.
-  if (V != V) {
-    auto &Cs = fn().Constants;
-    Cs.push_back(C);
-    if (Cs.size() > 0xFFFF)
-      Diags.error(R, "too many constants in one function");
-    return static_cast<uint16_t>(Cs.size() - 1);
-  }
+  if (V != V)
+    return constant(std::nullopt, R, C);
   double Key = V == 0 ? 0.0 : V;
   std::string K(1, 'n');
   K.append(reinterpret_cast<const char *>(&Key), sizeof Key);

@@ -6,6 +6,7 @@
 #include "sema/Sema.h"
 #include "support/Diagnostics.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -61,9 +62,10 @@ private:
   /// is found in one lookup, not a scan of those before it (280,000 `let`s
   /// took 128 s to refuse).
   std::vector<std::unordered_map<std::string, uint16_t>> ConstIndex;
-  /// The constant of \p Key in the function being emitted, else \p Make's
-  /// index once added.
-  uint16_t constant(std::string Key, SourceRange R, const bc::Constant &C);
+  /// The index of the constant of \p Key in the function being emitted, else
+  /// of \p C, added; without a key (a NaN, equal to nothing) \p C is added.
+  uint16_t constant(std::optional<std::string> Key, SourceRange R,
+                    const bc::Constant &C);
   uint16_t constNumber(double V, Dim D, SourceRange R);
   uint16_t constString(const std::string &S, SourceRange R,
                        bc::Constant::Kind K = bc::Constant::String);

@@ -576,16 +576,15 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     S += fmt::format("measured   {}   (the job: first rank's begin to last "
                      "rank's end)\n",
                      formatDuration(Ms.Job));
+    // The replay the measured times check: with the profiler's cost.
+    const JobTimes &Check = ProfiledReplayed.empty() ? Rp : ProfiledReplayed[K];
+    S += fmt::format("replayed   {}   error {}\n", formatDuration(Check.Job),
+                     formatPercent(changeOf(Ms.Job, Check.Job), true));
     if (ProfiledReplayed.empty()) {
-      S += fmt::format("replayed   {}   error {}\n", formatDuration(Rp.Job),
-                       formatPercent(changeOf(Ms.Job, Rp.Job), true));
       if (K == 0)
         S += "profiler   the ranks' CPU work as traced (--profiled, or "
              "traces of ddscript's collector)\n";
     } else {
-      const JobTimes &Pf = ProfiledReplayed[K];
-      S += fmt::format("replayed   {}   error {}\n", formatDuration(Pf.Job),
-                       formatPercent(changeOf(Ms.Job, Pf.Job), true));
       if (K == 0)
         S += fmt::format(
             "profiler   {} per recorded CPU event x {} events on {} of {} "

@@ -663,34 +663,31 @@ Value Interpreter::select(const bc::FilterProgram &F, const Value *Captures) {
   Required R;
   if (!F.Nodes.empty())
     required(F, static_cast<uint16_t>(F.Nodes.size() - 1), Captures, R);
+  TaskSet Out;
   if (R.Iteration) {
     // One iteration's tasks (of one layer): what they hold, not the graph.
     static const std::vector<TaskId> None;
     const std::vector<TaskId> *Dom = &None;
     const TaskIndex &X = taskIndex();
-    for (size_t I = 0; I < G.Iterations.size(); ++I) {
-      if (static_cast<double>(G.Iterations[I].Number) != *R.Iteration)
-        continue;
-      if (!R.Layer) {
-        Dom = &X.ByIteration[I];
-      } else if (auto Hit =
-                     X.ByIterationLayer.find((uint64_t(I) << 32) | *R.Layer);
-                 Hit != X.ByIterationLayer.end()) {
+    if (auto It = X.IterationByNumber.find(*R.Iteration);
+        It != X.IterationByNumber.end()) {
+      if (!R.Layer)
+        Dom = &X.ByIteration[It->second];
+      else if (auto Hit = X.ByIterationLayer.find((uint64_t(It->second) << 32) |
+                                                  *R.Layer);
+               Hit != X.ByIterationLayer.end())
         Dom = &Hit->second;
-      }
     }
     step(Dom->size() / 4096);
     llvm::BitVector Pass = FilterEval(*this, F, Captures, Dom).run();
     std::vector<uint32_t> Ids;
     for (int P = Pass.find_first(); P >= 0; P = Pass.find_next(P))
       Ids.push_back((*Dom)[static_cast<size_t>(P)]);
-    TaskSet Out = TaskSet::fromSorted(std::move(Ids));
-    EverSelected.resize(G.numTasks());
-    Out.addTo(EverSelected);
-    return taskSet(std::move(Out));
+    Out = TaskSet::fromSorted(std::move(Ids));
+  } else {
+    step(G.numTasks() / 4096); // a select costs like a short loop
+    Out = TaskSet(FilterEval(*this, F, Captures).run());
   }
-  step(G.numTasks() / 4096); // a select costs like a short loop
-  TaskSet Out(FilterEval(*this, F, Captures).run());
   EverSelected.resize(G.numTasks());
   Out.addTo(EverSelected);
   return taskSet(std::move(Out));

@@ -18,7 +18,7 @@ using graph::TaskId;
 
 void Interpreter::scale(const Value &Target, const Value &Amount,
                         unsigned Mode) {
-  std::vector<TaskId> Set = toSet(Target, Mode == 1 ? "shrink" : "scale").ids();
+  TaskSet Set = toSet(Target, Mode == 1 ? "shrink" : "scale");
   ensureFinalized();
   graph::Graph &G = durationsGraph();
   auto Apply = [&](llvm::ArrayRef<TaskId> S, const Value &A) {
@@ -38,12 +38,12 @@ void Interpreter::scale(const Value &Target, const Value &Amount,
   };
   graphChanged();
   if (!Amount.is(VKind::Function) && !Amount.is(VKind::Bound)) {
-    Apply(Set, Amount);
+    Apply(Set.ids(), Amount);
     return;
   }
   // One amount per task, computed before any change.
   std::vector<std::pair<TaskId, Value>> Amounts;
-  for (TaskId T : inOrder(TaskSet::fromSorted(Set)))
+  for (TaskId T : inOrder(Set))
     Amounts.push_back({T, call(Amount, {Value::id(VKind::Task, T)})});
   for (auto &[T, A] : Amounts)
     Apply(llvm::ArrayRef<TaskId>(T), A);

@@ -19,6 +19,12 @@ const Interpreter::TaskIndex &Interpreter::taskIndex() {
   if (N < Index.Indexed)
     Index = TaskIndex();
   Index.ByIteration.resize(G.Iterations.size());
+  // The graph's iterations do not change while a model runs; where two
+  // share a number, the later one is the one a select names.
+  if (Index.IterationByNumber.empty())
+    for (size_t I = 0; I < G.Iterations.size(); ++I)
+      Index.IterationByNumber[static_cast<double>(G.Iterations[I].Number)] =
+          static_cast<uint32_t>(I);
   Index.ByLayer.resize(G.Layers.size());
   Index.ByResource.resize(G.Resources.size());
   for (TaskId T = static_cast<TaskId>(Index.Indexed); T < N; ++T) {

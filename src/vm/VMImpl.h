@@ -10,6 +10,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -232,6 +233,8 @@ private:
     std::vector<std::vector<graph::TaskId>> ByIteration, ByLayer, ByResource;
     /// Key (iteration index << 32) | layer.
     llvm::DenseMap<uint64_t, std::vector<graph::TaskId>> ByIterationLayer;
+    /// An iteration's index by its number (ProfilerStep#N's N).
+    std::map<double, uint32_t> IterationByNumber;
   };
   TaskIndex Index;
   /// CPU threads and channels by name (the first of a name, as
