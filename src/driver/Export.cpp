@@ -23,9 +23,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 using namespace dd;
 using namespace dd::driver;
@@ -47,6 +49,45 @@ std::string kindsText(const exporter::ChakraStats &S) {
                          graph::edgeKindName(static_cast<graph::EdgeKind>(K)),
                          S.ByKind[K]);
   return Out.empty() ? "none" : Out;
+}
+
+/// Files chakra.N.et in \p Dir that an earlier export left, for ranks this
+/// one did not write: ASTRA-sim takes every rank of the workload's prefix,
+/// so they are removed (their names returned).
+std::vector<std::string> removeStaleRanks(const std::string &Dir,
+                                          const std::vector<RankFile> &Files) {
+  std::set<std::string> Written;
+  for (const RankFile &F : Files)
+    Written.insert(fs::path(F.Path).filename().string());
+  std::vector<std::string> Stale;
+  std::error_code Ec;
+  for (fs::directory_iterator It(Dir, Ec), End; !Ec && It != End;
+       It.increment(Ec)) {
+    std::string Name = It->path().filename().string();
+    if (Name.size() <= 10 || Name.compare(0, 7, "chakra.") != 0 ||
+        Name.compare(Name.size() - 3, 3, ".et") != 0 || Written.count(Name))
+      continue;
+    std::string_view Digits(Name.data() + 7, Name.size() - 10);
+    if (Digits.find_first_not_of("0123456789") != std::string_view::npos ||
+        !It->is_regular_file(Ec))
+      continue;
+    Stale.push_back(Name);
+  }
+  std::sort(Stale.begin(), Stale.end());
+  std::vector<std::string> Removed;
+  for (const std::string &Name : Stale)
+    if (fs::remove(fs::path(Dir) / Name, Ec))
+      Removed.push_back(Name);
+  return Removed;
+}
+
+std::string joinNames(const std::vector<std::string> &Names) {
+  std::string Out;
+  for (size_t I = 0; I < Names.size() && I < 8; ++I)
+    Out += (I ? ", " : "") + Names[I];
+  if (Names.size() > 8)
+    Out += fmt::format(" and {} more", Names.size() - 8);
+  return Out;
 }
 
 } // namespace
@@ -80,6 +121,12 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
   std::vector<std::string> Traces = T.TracePaths.empty()
                                         ? std::vector<std::string>{T.TracePath}
                                         : T.TracePaths;
+  // A job is exported only if it is one: the ranks read, matched and
+  // joined as `replay` does (world sizes, collectives that pair, an
+  // iteration in common), so ASTRA-sim is never handed ranks that cannot
+  // run together. Each rank is then read again on its own, below.
+  if (Traces.size() > 1 && !loadJobFor(T))
+    return ExitBadInput;
   std::vector<RankFile> Files;
   std::map<int64_t, std::string> Ranks;
   for (size_t I = 0; I < Traces.size(); ++I) {
@@ -153,15 +200,24 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     reportError(E.OutDir, "cannot create the folder: " + Ec.message());
     return ExitBadInput;
   }
+  // All files or none: each rank is written to a temporary first, and
+  // only once all are whole do they replace what the folder held.
+  AtomicFiles Out;
   for (const RankFile &F : Files)
-    if (auto Err = writeFileAtomically(F.Path, F.Bytes)) {
-      reportError(F.Path, llvm::toString(std::move(Err)));
+    if (auto Err = Out.add(F.Path, F.Bytes)) {
+      reportError(F.Path,
+                  llvm::toString(std::move(Err)) + "; the folder is as it was");
       return ExitBadInput;
     }
+  if (auto Err = Out.commit()) {
+    reportError(E.OutDir, llvm::toString(std::move(Err)));
+    return ExitBadInput;
+  }
+  std::vector<std::string> Removed = removeStaleRanks(E.OutDir, Files);
 
   if (T.Format == OutputFormat::Json) {
-    std::string Out;
-    JsonWriter W(Out);
+    std::string Json;
+    JsonWriter W(Json);
     W.beginObject().field("format", "chakra");
     W.field("workload", (fs::path(E.OutDir) / "chakra").string());
     W.key("files").beginArray();
@@ -181,8 +237,12 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
       W.endObject().field("bytes", static_cast<uint64_t>(F.Bytes.size()));
       W.endObject();
     }
+    W.endArray();
+    W.key("removed").beginArray();
+    for (const std::string &R : Removed)
+      W.value(R);
     W.endArray().endObject();
-    writeOut(Out + "\n");
+    writeOut(Json + "\n");
     return ExitOk;
   }
   for (const RankFile &F : Files)
@@ -209,6 +269,11 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
                          "type Chakra names (send/recv, unknown kernels) and "
                          "were written as computation\n",
                          Unnamed));
+  if (!Removed.empty())
+    writeOut(fmt::format("note: removed {} file(s) an earlier export left in "
+                         "{}, ranks this job does not have, which ASTRA-sim "
+                         "would have read as its own: {}\n",
+                         Removed.size(), E.OutDir, joinNames(Removed)));
   writeOut(fmt::format("workload   {} (ASTRA-sim: --workload-configuration="
                        "{})\n",
                        (fs::path(E.OutDir) / "chakra").string(),

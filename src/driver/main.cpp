@@ -10,6 +10,7 @@
 #include "driver/Outputs.h"
 #include "driver/Progress.h"
 #include "driver/Session.h"
+#include "support/Exit.h"
 #include "support/FileIO.h"
 #include "support/HugePages.h"
 #include "support/Work.h"
@@ -187,6 +188,7 @@ bool profiledFlag(bool Profiled, std::string &Unprofiled) {
 
 int main(int argc, char **argv) {
   dd::restartWithHugePages(argv, namesLargeFile(argc, argv));
+  dd::installExitHandlers();
   // After the restart, which would lose a handler registered before it.
   WorkCountsPath = std::getenv("DDSCRIPT_WORK_COUNTS");
   if (WorkCountsPath && *WorkCountsPath)
@@ -466,6 +468,8 @@ int main(int argc, char **argv) {
     int Rc = App.exit(E);
     // Help and version are successes; usage errors are bad input.
     return Rc == 0 ? 0 : ExitBadInput;
+  } catch (const std::bad_alloc &) {
+    dd::exitOutOfMemory();
   }
   return 0;
 }

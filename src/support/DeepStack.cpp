@@ -2,9 +2,10 @@
 
 #include "support/DeepStack.h"
 
-#include "llvm/Support/thread.h"
+#include "support/Exit.h"
 
 #include <exception>
+#include <pthread.h>
 
 using namespace dd;
 
@@ -17,16 +18,33 @@ void dd::runOnDeepStack(llvm::function_ref<void()> Fn) {
     Fn();
     return;
   }
-  std::exception_ptr Thrown;
-  llvm::thread T(llvm::Optional<unsigned>(DeepStackBytes), [&] {
+  struct Call {
+    llvm::function_ref<void()> Fn;
+    std::exception_ptr Thrown;
+  } C{Fn, nullptr};
+  auto Body = [](void *Arg) -> void * {
+    auto *C = static_cast<Call *>(Arg);
     OnDeepStack = true;
     try {
-      Fn();
+      C->Fn();
     } catch (...) {
-      Thrown = std::current_exception();
+      C->Thrown = std::current_exception();
     }
-  });
-  T.join();
-  if (Thrown)
-    std::rethrow_exception(Thrown);
+    return nullptr;
+  };
+  // Started by hand, not as llvm::thread, whose failure to start (no memory
+  // for the stack under a limit) ends the process with a signal: here it
+  // is running out of memory, exit 2 and a message.
+  pthread_attr_t Attr;
+  pthread_t T;
+  if (pthread_attr_init(&Attr) != 0)
+    exitOutOfMemory();
+  pthread_attr_setstacksize(&Attr, DeepStackBytes);
+  int Rc = pthread_create(&T, &Attr, Body, &C);
+  pthread_attr_destroy(&Attr);
+  if (Rc != 0)
+    exitOutOfMemory();
+  pthread_join(T, nullptr);
+  if (C.Thrown)
+    std::rethrow_exception(C.Thrown);
 }

@@ -1,6 +1,7 @@
 #include "support/FileIO.h"
 
 #include "support/Error.h"
+#include "support/Exit.h"
 #include "support/InputStream.h"
 
 #include <zlib.h>
@@ -174,8 +175,7 @@ llvm::Expected<std::string> dd::gzip(std::string_view Data) {
   return Out;
 }
 
-llvm::Error dd::writeFileAtomically(const std::string &Path,
-                                    std::string_view Data) {
+llvm::Error AtomicFiles::add(const std::string &Path, std::string_view Data) {
   struct stat St;
   bool Exists = ::stat(Path.c_str(), &St) == 0;
   if (Exists && S_ISDIR(St.st_mode))
@@ -205,6 +205,7 @@ llvm::Error dd::writeFileAtomically(const std::string &Path,
   }
   if (Fd < 0)
     return systemError("cannot write");
+  Pending.push_back({Temp, Target.string(), registerTemporary(Temp)});
   if (Exists)
     ::fchmod(Fd, St.st_mode & 07777);
   bool Written = writeAll(Fd, Data);
@@ -212,11 +213,43 @@ llvm::Error dd::writeFileAtomically(const std::string &Path,
   bool Closed = ::close(Fd) == 0;
   if (!Written)
     errno = Errno;
-  if (Written && Closed && ::rename(Temp.c_str(), Target.c_str()) == 0)
+  if (Written && Closed)
     return llvm::Error::success();
   llvm::Error E = systemError("cannot write");
-  ::unlink(Temp.c_str());
+  discard();
   return E;
+}
+
+llvm::Error AtomicFiles::commit() {
+  for (size_t I = 0; I < Pending.size(); ++I) {
+    if (::rename(Pending[I].Temp.c_str(), Pending[I].Target.c_str()) != 0) {
+      llvm::Error E = systemError("cannot write");
+      Pending.erase(Pending.begin(), Pending.begin() + I);
+      discard();
+      return E;
+    }
+    releaseTemporary(Pending[I].Slot);
+  }
+  Pending.clear();
+  return llvm::Error::success();
+}
+
+void AtomicFiles::discard() {
+  for (const Temporary &T : Pending) {
+    ::unlink(T.Temp.c_str());
+    releaseTemporary(T.Slot);
+  }
+  Pending.clear();
+}
+
+AtomicFiles::~AtomicFiles() { discard(); }
+
+llvm::Error dd::writeFileAtomically(const std::string &Path,
+                                    std::string_view Data) {
+  AtomicFiles F;
+  if (auto E = F.add(Path, Data))
+    return E;
+  return F.commit();
 }
 
 llvm::Expected<size_t> dd::writeFileMaybeGzip(const std::string &Path,

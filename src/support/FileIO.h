@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dd {
 
@@ -57,6 +58,33 @@ llvm::Expected<std::string> gzip(std::string_view Data);
 /// names; keeping an old file's permissions). On any failure \p Path is as
 /// it was. A device or FIFO (/dev/null) is written as it is.
 llvm::Error writeFileAtomically(const std::string &Path, std::string_view Data);
+
+/// Files written together, as writeFileAtomically writes one: each goes to
+/// a temporary beside its target first (add), and none replaces its target
+/// before all are whole (commit). A failure, or destruction before commit,
+/// removes the temporaries, so every target is as it was: an export of eight
+/// ranks that fills the disk at the fourth leaves no three new files among
+/// old ones. A temporary is removed on SIGINT, SIGTERM and SIGHUP too
+/// (Exit.h).
+class AtomicFiles {
+public:
+  AtomicFiles() = default;
+  AtomicFiles(const AtomicFiles &) = delete;
+  AtomicFiles &operator=(const AtomicFiles &) = delete;
+  ~AtomicFiles();
+  llvm::Error add(const std::string &Path, std::string_view Data);
+  /// Renames each temporary over its target; on a failure the rest are
+  /// removed (those renamed before it stay renamed).
+  llvm::Error commit();
+
+private:
+  void discard();
+  struct Temporary {
+    std::string Temp, Target;
+    int Slot;
+  };
+  std::vector<Temporary> Pending;
+};
 
 /// Writes \p Data to \p Path as writeFileAtomically does, gzip-compressed
 /// when the name ends in ".gz". Returns the number of bytes written.

@@ -1,5 +1,6 @@
 #include "support/FileIO.h"
 #include "support/ContentBuffer.h"
+#include "support/Exit.h"
 #include "support/InputStream.h"
 
 #include <doctest/doctest.h>
@@ -7,6 +8,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -253,6 +255,75 @@ TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
   CHECK(slurp(Path) == "new");
   CHECK(std::filesystem::is_symlink(Dir / "link.html"));
   CHECK(entries(Dir) == 2);
+  std::filesystem::remove_all(Dir);
+}
+
+TEST_CASE("files written together: all replaced, or none") {
+  auto Dir = scratchDir("together");
+  auto A = (Dir / "chakra.0.et").string(), B = (Dir / "chakra.1.et").string();
+  std::ofstream(A) << "old 0";
+  std::ofstream(B) << "old 1";
+  {
+    dd::AtomicFiles F;
+    REQUIRE_FALSE(static_cast<bool>(F.add(A, "new 0")));
+    // Not yet: the old file is there until all are whole.
+    CHECK(slurp(A) == "old 0");
+    // The second fails (the disk is full: files may not grow past 4 KB).
+    struct rlimit Old;
+    ::getrlimit(RLIMIT_FSIZE, &Old);
+    struct rlimit Small = Old;
+    Small.rlim_cur = 4096;
+    auto OldSignal = std::signal(SIGXFSZ, SIG_IGN);
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &Small) == 0);
+    llvm::Error E = F.add(B, std::string(1 << 20, 'n'));
+    ::setrlimit(RLIMIT_FSIZE, &Old);
+    std::signal(SIGXFSZ, OldSignal);
+    CHECK(llvm::toString(std::move(E)).find("cannot write: ") == 0);
+  }
+  CHECK(slurp(A) == "old 0");
+  CHECK(slurp(B) == "old 1");
+  CHECK(entries(Dir) == 2);
+  {
+    dd::AtomicFiles F;
+    REQUIRE_FALSE(static_cast<bool>(F.add(A, "new 0")));
+    REQUIRE_FALSE(static_cast<bool>(F.add(B, "new 1")));
+    CHECK(entries(Dir) == 4);
+    REQUIRE_FALSE(static_cast<bool>(F.commit()));
+  }
+  CHECK(slurp(A) == "new 0");
+  CHECK(slurp(B) == "new 1");
+  CHECK(entries(Dir) == 2);
+  // Dropped before commit: the temporaries go, the files stay.
+  {
+    dd::AtomicFiles F;
+    REQUIRE_FALSE(static_cast<bool>(F.add(A, "newer")));
+  }
+  CHECK(slurp(A) == "new 0");
+  CHECK(entries(Dir) == 2);
+  std::filesystem::remove_all(Dir);
+}
+
+TEST_CASE("a signal while writing removes the temporary, then ends the "
+          "process as the signal would") {
+  auto Dir = scratchDir("signal");
+  auto Path = (Dir / "trace.json").string();
+  for (int Sig : {SIGINT, SIGTERM, SIGHUP}) {
+    pid_t Child = ::fork();
+    REQUIRE(Child >= 0);
+    if (Child == 0) {
+      dd::installExitHandlers();
+      dd::AtomicFiles F;
+      if (F.add(Path, "half of it"))
+        ::_exit(10);
+      ::raise(Sig);
+      ::_exit(11); // not reached: the signal ends the process
+    }
+    int Status = 0;
+    REQUIRE(::waitpid(Child, &Status, 0) == Child);
+    CHECK(WIFSIGNALED(Status));
+    CHECK(WTERMSIG(Status) == Sig);
+    CHECK(entries(Dir) == 0);
+  }
   std::filesystem::remove_all(Dir);
 }
 
