@@ -103,8 +103,9 @@ int Loader::loadBuffer(BufferId B, const std::string &Name,
         continue;
       }
       std::string File = I->Module.substr(4) + ".dd";
+      std::error_code Ec;
       for (const std::string &D : Opts.StdlibDirs)
-        if (fs::exists(fs::path(D) / File)) {
+        if (fs::exists(fs::path(D) / File, Ec)) {
           Target = fs::path(D) / File;
           break;
         }

@@ -57,7 +57,7 @@ std::vector<std::string> dd::driver::stdlibDirs() {
   }
   Dirs.push_back(DD_STDLIB_INSTALL_DIR);
   // The source tree only for a ddscript that is not installed (the build's).
-  if (!Installed && fs::exists(DD_STDLIB_SOURCE_DIR))
+  if (!Installed && fs::exists(DD_STDLIB_SOURCE_DIR, Ec))
     Dirs.push_back(DD_STDLIB_SOURCE_DIR);
   // Each stdlib's sibling models/ (checkpointing, save_on_cpu, what_bounds,
   // rank_layers ...), run by name as the docs run them, after the stdlib.
@@ -73,7 +73,16 @@ std::vector<std::string> dd::driver::stdlibDirs() {
 
 std::optional<std::string> dd::driver::findModel(const std::string &Name,
                                                  std::string &Error) {
-  if (fs::exists(Name) && !fs::is_directory(Name))
+  // Every look at the file system takes an error code: a name the system
+  // refuses (too long, a loop of links) is no model, not an exception.
+  std::error_code Ec;
+  fs::file_status St = fs::status(Name, Ec);
+  if (Ec && Ec != std::errc::no_such_file_or_directory &&
+      Ec != std::errc::not_a_directory) {
+    Error = "no model '" + Name + "' (" + Ec.message() + ")";
+    return std::nullopt;
+  }
+  if (fs::exists(St) && !fs::is_directory(St))
     return Name;
   std::string Looked;
   bool HasSlash = Name.find('/') != std::string::npos;
@@ -83,12 +92,12 @@ std::optional<std::string> dd::driver::findModel(const std::string &Name,
       File += ".dd";
     for (const std::string &D : stdlibDirs()) {
       fs::path P = fs::path(D) / File;
-      if (fs::exists(P))
+      if (fs::exists(P, Ec))
         return P.string();
       Looked += (Looked.empty() ? "" : ", ") + D;
     }
   }
-  if (HasSlash && fs::is_directory(Name)) {
+  if (HasSlash && fs::is_directory(St)) {
     Error = "no model '" + Name + "' (a directory: give a .dd file)";
     return std::nullopt;
   }

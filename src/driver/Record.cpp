@@ -45,7 +45,8 @@ namespace {
 std::string findCollector(std::string &Looked) {
   if (const char *Env = std::getenv("DDSCRIPT_CUPTI_COLLECTOR"); Env && *Env) {
     Looked = Env;
-    return fs::exists(Env) ? std::string(Env) : std::string();
+    std::error_code Ec;
+    return fs::exists(Env, Ec) ? std::string(Env) : std::string();
   }
   std::vector<fs::path> Candidates;
   std::error_code Ec;

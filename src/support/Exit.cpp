@@ -52,17 +52,26 @@ extern "C" void onSignal(int Sig) {
 
 void onTerminate() {
   // An exception no catch took: running out of memory is the user's
-  // error; anything else is ours, as before.
+  // error; anything else is ddscript's, said as such (exit 3).
+  removeTemporaries();
+  const char *What = "an exception of unknown type";
   if (std::exception_ptr E = std::current_exception()) {
     try {
       std::rethrow_exception(E);
     } catch (const std::bad_alloc &) {
       exitOutOfMemory();
+    } catch (const std::exception &X) {
+      What = X.what();
     } catch (...) {
     }
   }
-  removeTemporaries();
-  std::abort();
+  const char Head[] = "ddscript: internal error: uncaught exception: ";
+  const char Tail[] = " (a bug in ddscript: please report it with the "
+                      "command that gave it)\n";
+  writeAll(Head, sizeof(Head) - 1);
+  writeAll(What, std::strlen(What));
+  writeAll(Tail, sizeof(Tail) - 1);
+  ::_exit(ExitInternalError);
 }
 
 void onLlvmBadAlloc(void *, const char *, bool) {

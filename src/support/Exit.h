@@ -7,6 +7,8 @@
 //   - out of memory (std::bad_alloc anywhere, LLVM's allocation failures, a
 //     thread that cannot start): "ddscript: error: out of memory ..." with
 //     the address-space limit where one is set, and exit 2, never a signal;
+//   - an exception no catch took: "ddscript: internal error: ..." with its
+//     message, exit 3 (ddscript's bug, said as such), not an abort;
 //   - SIGINT, SIGTERM, SIGHUP: the temporaries being written beside their
 //     targets (FileIO.h) are removed, and the process then dies of the
 //     signal as it would have;
@@ -24,6 +26,9 @@ namespace dd {
 /// The exit status for running out of memory: that of bad input (the input
 /// is too large for the memory the process may use).
 constexpr int ExitOutOfMemory = 2;
+
+/// The exit status of an internal error (an exception no catch took).
+constexpr int ExitInternalError = 3;
 
 /// Installs the handlers above; main calls it once, first.
 void installExitHandlers();
