@@ -1,5 +1,6 @@
 //===- Builtins.cpp - Functions every model can call ----------------------===//
 
+#include "support/Diagnostics.h"
 #include "support/Gpus.h"
 #include "vm/VMImpl.h"
 
@@ -220,10 +221,15 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     const std::string &Key = Args[0].as<StringObj>()->S;
     const GpuSpec *Spec = findGpu(Key);
     if (!Spec) {
-      std::string Keys;
+      // The catalogue is long: the closest key, and where the rest are.
+      std::vector<std::string> Keys;
       for (const GpuSpec &G : gpuCatalogue())
-        Keys += (Keys.empty() ? "" : ", ") + std::string(G.Key);
-      fail("gpu(\"" + Key + "\"): not in the catalogue (" + Keys + ")");
+        Keys.push_back(G.Key);
+      std::string Near = closestMatch(Key, Keys);
+      fail("gpu(\"" + Key + "\"): not in the catalogue of " +
+           std::to_string(Keys.size()) + " GPUs" +
+           (Near.empty() ? "" : " (did you mean \"" + Near + "\"?)") +
+           "; docs/models.md lists them");
     }
     // Id 0 is the traced GPU; the catalogue's entries follow.
     return Value::id(VKind::Device,
