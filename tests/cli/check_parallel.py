@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""std.parallel's properties on the shipped jobs (issue 37, without a GPU):
+
+  - the identity: dp = 1 and tp as traced predict the replay exactly, on a
+    data-parallel job (DLRM, 8 ranks), a tensor-parallel one (Megatron-LM
+    TP8) and one rank's trace;
+  - more data-parallel ranks never make the collectives cheaper, nor the
+    job faster: dp = 1, 2, 4, 8, 16 on the DLRM job, each rank's collective
+    time and the job's prediction never fall;
+  - a tensor-parallel split that divides the GEMMs and adds no
+    communication (tp_comm = false) cannot be slower: tp = 8, 16, 32, 64 on
+    Megatron-LM TP8 never raise the prediction, each no slower than the
+    replay; the sharded kernels' time halves with each doubling;
+  - with its communication, a split past the machine (tp = 16 on machines
+    of 8 GPUs) moves the all-reduces onto the network: collectives grow;
+  - bad layouts are refused with exit 2: tp on a trace without tensor
+    parallelism, a traced_tp that does not divide the world, dp = 0.
+
+usage: check_parallel.py DDSCRIPT DATA_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg):
+    sys.exit("FAIL: " + msg)
+
+
+def run(ddscript, trace, *sets, rc=0):
+    args = [ddscript, "run", "parallel", "--trace", trace, "--format", "json"]
+    for s in sets:
+        args += ["--set", s]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if p.returncode != rc:
+        fail(f"{' '.join(args[2:])}: exit {p.returncode}, want {rc}\n"
+             f"{p.stderr[-1500:]}")
+    return json.loads(p.stdout) if rc == 0 else p.stderr
+
+
+def collectives(out):
+    """Per rank (in output order): (before, after) collective ns."""
+    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    got = []
+    for m in re.finditer(r"^collectives ([0-9.]+) (ns|us|ms|s) -> ([0-9.]+) "
+                         r"(ns|us|ms|s) per iteration", out, re.M):
+        got.append((float(m[1]) * unit[m[2]], float(m[3]) * unit[m[4]]))
+    if not got:
+        fail("no 'collectives' line in:\n" + out[:2000])
+    return got
+
+
+def sharded(out):
+    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    return [float(m[3]) * unit[m[4]] for m in re.finditer(
+        r"^sharded kernels ([0-9.]+) (ns|us|ms|s) -> ([0-9.]+) (ns|us|ms|s)",
+        out, re.M)]
+
+
+def main():
+    ddscript, data = sys.argv[1], sys.argv[2]
+    dlrm = os.path.join(data, "param", "dlrm_8rank")
+    megatron = os.path.join(data, "astra_sim", "megatron_tp8")
+    one = os.path.join(dlrm, "worker0_step_12.pt.trace.json.gz")
+
+    # The identity.
+    for job in (dlrm, megatron):
+        r = run(ddscript, job)
+        if r["job_predicted_ns"] != r["job_replayed_ns"]:
+            fail(f"{job}: dp = 1 predicts {r['job_predicted_ns']} ns, "
+                 f"replayed {r['job_replayed_ns']} ns")
+        for before, after in collectives(r["output"]):
+            if before != after:
+                fail(f"{job}: dp = 1 changed collectives {before} -> {after}")
+    r = run(ddscript, one)
+    if r["predicted_ns"] != r["baseline_ns"]:
+        fail(f"one rank: dp = 1 predicts {r['predicted_ns']} ns against "
+             f"{r['baseline_ns']} ns")
+
+    # More data-parallel ranks: never cheaper collectives, never a faster job.
+    last_job, last_comm = 0, None
+    for dp in (1, 2, 4, 8, 16):
+        r = run(ddscript, dlrm, f"dp={dp}")
+        comm = [a for _, a in collectives(r["output"])]
+        if last_comm and any(c < p for c, p in zip(comm, last_comm)):
+            fail(f"dp = {dp}: a rank's collectives got cheaper: {last_comm} "
+                 f"-> {comm}")
+        if r["job_predicted_ns"] < last_job:
+            fail(f"dp = {dp}: the job got faster ({last_job} -> "
+                 f"{r['job_predicted_ns']} ns)")
+        last_job, last_comm = r["job_predicted_ns"], comm
+
+    # Tensor parallelism without its communication cannot be slower.
+    base = run(ddscript, megatron)["job_predicted_ns"]
+    last, last_sharded = base, None
+    for tp in (8, 16, 32, 64):
+        r = run(ddscript, megatron, f"tp={tp}", "tp_comm=false")
+        if r["job_predicted_ns"] > last:
+            fail(f"tp = {tp} without communication: {r['job_predicted_ns']} "
+                 f"ns, slower than {last} ns")
+        s = sharded(r["output"])
+        # Halved, within the microsecond the output prints.
+        if tp > 8 and (not s or (last_sharded and
+                                 abs(s[0] * 2 - last_sharded[0]) > 2e3)):
+            fail(f"tp = {tp}: sharded kernels {s}, after {last_sharded}")
+        last, last_sharded = r["job_predicted_ns"], s or last_sharded
+    # With it, past the machine: the all-reduces cross the network.
+    r = run(ddscript, megatron, "tp=16")
+    for before, after in collectives(r["output"]):
+        if after <= before:
+            fail(f"tp = 16 on machines of 8: collectives {before} -> {after}")
+
+    # Bad layouts.
+    err = run(ddscript, dlrm, "tp=2", rc=2)
+    if "ran without tensor parallelism" not in err:
+        fail("tp on a data-parallel job: " + err)
+    err = run(ddscript, megatron, "traced_tp=3", rc=2)
+    if "does not divide the trace's 8 ranks" not in err:
+        fail("traced_tp = 3: " + err)
+    err = run(ddscript, one, "dp=0", rc=2)
+    if "dp is a whole factor" not in err:
+        fail("dp = 0: " + err)
+    print("ok: identity on 3 traces; dp 1..16 monotone; tp 8..64 without "
+          "communication never slower; tp 16 crosses the network; 3 refusals")
+
+
+if __name__ == "__main__":
+    main()
