@@ -5,7 +5,8 @@
 // Chakra execution trace DIR/chakra.RANK.et (export/ChakraEt.h), the files
 // ASTRA-sim takes as a workload (docs/chakra.md). Each rank is set up as
 // `run` sets up one trace (iteration choice, focused read), so a job's
-// ranks are exported one at a time; collectives keep their order per rank,
+// ranks are exported one at a time, each its part of the job's iteration
+// (the one `replay` reports); collectives keep their order per rank,
 // which is how ASTRA-sim pairs them.
 //
 //===----------------------------------------------------------------------===//
@@ -125,14 +126,26 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
   // joined as `replay` does (world sizes, collectives that pair, an
   // iteration in common), so ASTRA-sim is never handed ranks that cannot
   // run together. Each rank is then read again on its own, below.
-  if (Traces.size() > 1 && !loadJobFor(T))
-    return ExitBadInput;
+  // Every rank then exports the job's iteration, the one replay reports:
+  // each rank's own default could be another (ranks numbered apart).
+  std::string JobIteration;
+  if (Traces.size() > 1) {
+    std::optional<LoadedJob> L = loadJobFor(T);
+    if (!L)
+      return ExitBadInput;
+    auto Chosen = chooseJobIterations(L->Job, L->Iteration, L->DefaultFrom);
+    if (!Chosen)
+      return ExitBadInput;
+    JobIteration = std::to_string(L->Job.Iterations[Chosen->front()].Number);
+  }
   std::vector<RankFile> Files;
   std::map<int64_t, std::string> Ranks;
   for (size_t I = 0; I < Traces.size(); ++I) {
     TraceOptions One = T;
     One.TracePath = Traces[I];
     One.TracePaths = {Traces[I]};
+    if (!JobIteration.empty())
+      One.Iteration = JobIteration;
     if (PM && !checkRun(*PM, One))
       return ExitBadInput;
     RunSetupResult Setup = setupRun(One, ProfilerRequest());

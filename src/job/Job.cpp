@@ -666,10 +666,14 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
   if (J.Iterations.empty()) {
     // The rank at which the iterations in common run out: the odd one, not
     // the first and the last (which may share theirs).
+    // "2 iterations, ProfilerStep#3 to ProfilerStep#4", "1 iteration,
+    // ProfilerStep#10", "no iterations".
     auto Range = [&](const std::vector<uint32_t> &Its) {
       if (Its.empty())
-        return std::string("none");
-      return fmt::format("{}, {} to {}", Its.size(),
+        return std::string("no iterations");
+      if (Its.size() == 1)
+        return fmt::format("1 iteration, {}", G.Iterations[Its.front()].Label);
+      return fmt::format("{} iterations, {} to {}", Its.size(),
                          G.Iterations[Its.front()].Label,
                          G.Iterations[Its.back()].Label);
     };
@@ -681,16 +685,17 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
           Next.push_back(It);
       if (Next.empty())
         return makeError(fmt::format(
-            "the ranks have no iteration in common: {} (rank {}) has "
-            "iterations {}, none of them among the {} that ranks {} to {} "
-            "share ({})",
+            "the ranks have no iteration in common: {} (rank {}) has {}, "
+            "none of them among {} ({})",
             J.Ranks[I].Path, J.Ranks[I].Rank, Range(J.Ranks[I].Iterations),
-            Common.size(), J.Ranks[0].Rank, J.Ranks[I - 1].Rank,
+            I == 1 ? fmt::format("rank {}'s", J.Ranks[0].Rank)
+                   : fmt::format("those ranks {} to {} share", J.Ranks[0].Rank,
+                                 J.Ranks[I - 1].Rank),
             Range(Common)));
       Common = std::move(Next);
     }
     return makeError(fmt::format("the ranks have no iteration in common "
-                                 "(rank {}: iterations {})",
+                                 "(rank {}: {})",
                                  J.Ranks[0].Rank,
                                  Range(J.Ranks[0].Iterations)));
   }
