@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-CAPS_MIB = [24, 40, 56, 72, 96, 128, 160, 240, 320]
+CAPS_MIB = [24, 56, 96, 160, 240]
 
 
 def commands(ddscript, data, out):

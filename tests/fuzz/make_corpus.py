@@ -14,6 +14,8 @@ small in the repository:
             few stdlib models with "// set:" lines (the target's --set
             values)
   quantity  numbers with units, by hand (first byte: sign allowed, dimension)
+  job       the job target's operations, by hand: a clean job of 2 to 6
+            ranks, and one of each damage on it (tests/fuzz/job.cpp)
 
 Usage: make_corpus.py [--cupti DIR] [--ddscript FILE]
 (run from anywhere; rewrites the seeds of the corpora it can make)
@@ -153,6 +155,23 @@ def quantity():
             o.write(bytes([i % 8]) + s.encode())
 
 
+def job():
+    d = out_dir("job")
+    for n in range(5):
+        with open(os.path.join(d, "clean%d" % n), "wb") as o:
+            o.write(bytes([n]))
+    # One operation each (job.cpp: op, rank, parameter), on 3 ranks; the
+    # parameters pick a plain value and the edge one (255) where it has one.
+    for op in range(14):
+        for p in (1, 255):
+            with open(os.path.join(d, "op%02d_%d" % (op, p)), "wb") as o:
+                o.write(bytes([1, op, 1, p]))
+    # Two damages at once: rank 1 of AllGather where the others all-reduce,
+    # and rank 2 a copy of rank 0's number.
+    with open(os.path.join(d, "mixed"), "wb") as o:
+        o.write(bytes([1, 8, 1, 0, 2, 2, 0]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cupti", help="the directory dd_make_cupti_fixtures wrote")
@@ -161,6 +180,7 @@ def main():
     kineto()
     dd()
     quantity()
+    job()
     if a.cupti:
         cupti(a.cupti)
     if a.ddscript:
