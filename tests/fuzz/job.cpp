@@ -82,8 +82,8 @@ std::string rankTrace(const RankSpec &R) {
   };
   for (int I = 0; I < R.Iterations; ++I) {
     long T = 1000 + I * 500;
-    X("user_annotation",
-      "ProfilerStep#" + std::to_string(R.FirstIteration + I), 1, T, 480);
+    X("user_annotation", "ProfilerStep#" + std::to_string(R.FirstIteration + I),
+      1, T, 480);
     X("cpu_op", "aten::mm", 1, T + 5, 20);
     Launch(T + 6, "ampere_sgemm_128x64_tn", 7, T + 20, 100);
     for (int C = 0; C < R.Collectives; ++C) {
@@ -119,27 +119,51 @@ std::vector<RankSpec> specs(const uint8_t *Data, size_t Size) {
     RankSpec &R = Ranks[Data[At + 1] % N];
     unsigned P = Data[At + 2];
     switch (Data[At] % 14) {
-    case 0: R.Missing = true; break;
-    case 1: R.Copies = 2; break;
-    case 2: R.Rank = P == 255 ? (int64_t(1) << 31) : P % 8; break;
-    case 3: R.World = P == 255 ? (int64_t(1) << 32) + 2 : P % 9; break;
+    case 0:
+      R.Missing = true;
+      break;
+    case 1:
+      R.Copies = 2;
+      break;
+    case 2:
+      R.Rank = P == 255 ? (int64_t(1) << 31) : P % 8;
+      break;
+    case 3:
+      R.World = P == 255 ? (int64_t(1) << 32) + 2 : P % 9;
+      break;
     case 4:
       R.Offset = P == 255   ? int64_t(1) << 50
                  : P == 254 ? -(int64_t(1) << 40)
                             : (static_cast<int64_t>(P) - 128) * 1000;
       break;
-    case 5: R.Iterations = P % 5; break;
-    case 6: R.FirstIteration = P % 4; break;
-    case 7: R.Collectives = P % 4; break;
-    case 8: R.Kind = Kinds[P % 4]; break;
-    case 9: R.Distributed = false; break;
-    case 10: R.Dropped = P % 3; break;
-    case 11: R.CutAt = P; break;
+    case 5:
+      R.Iterations = P % 5;
+      break;
+    case 6:
+      R.FirstIteration = P % 4;
+      break;
+    case 7:
+      R.Collectives = P % 4;
+      break;
+    case 8:
+      R.Kind = Kinds[P % 4];
+      break;
+    case 9:
+      R.Distributed = false;
+      break;
+    case 10:
+      R.Dropped = P % 3;
+      break;
+    case 11:
+      R.CutAt = P;
+      break;
     case 12:
       R.FlipAt = P;
       R.FlipTo = "{}[]\",:0-9e\\ "[Data[At + 1] % 14];
       break;
-    case 13: R.Hidden = true; break;
+    case 13:
+      R.Hidden = true;
+      break;
     }
   }
   return Ranks;
@@ -207,13 +231,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   int Replay = command("replay", Dir, Out);
   int Export = command("export", Dir, Out);
   if ((Replay != 0 && Replay != 2) || (Export != 0 && Export != 2)) {
-    std::fprintf(stderr, "job fuzz target: replay exit %d, export exit %d "
-                         "(only 0 and 2 are taken)\n", Replay, Export);
+    std::fprintf(stderr,
+                 "job fuzz target: replay exit %d, export exit %d "
+                 "(only 0 and 2 are taken)\n",
+                 Replay, Export);
     std::abort();
   }
   if (Replay == 2 && Export == 0) {
-    std::fprintf(stderr, "job fuzz target: export wrote a job replay "
-                         "refuses (%zu rank files)\n", Written);
+    std::fprintf(stderr,
+                 "job fuzz target: export wrote a job replay "
+                 "refuses (%zu rank files)\n",
+                 Written);
     std::abort();
   }
   return 0;
