@@ -182,7 +182,20 @@ def main(argv):
         if a == "--set" and i + 1 < len(argv) and ":" in argv[i + 1]:
             m, kv = argv[i + 1].split(":", 1)
             more.setdefault(m, []).append(kv)
+    # --variant NAME=MODEL[:SETTING,...] predicts that variant with another
+    # model (std.shape's batch against std.batch's, say); --only NAME keeps
+    # that variant's pairs alone.
+    for i, a in enumerate(argv):
+        if a == "--variant" and i + 1 < len(argv):
+            name, spec = argv[i + 1].split("=", 1)
+            model, _, sets = spec.partition(":")
+            MODELS[name] = (model, [x for x in sets.split(",") if x])
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
     man = json.load(open(os.path.join(gt, "manifest.json")))
+    if only:
+        man["pairs"] = [p for p in man["pairs"] if p["variant"] == only]
+        if not man["pairs"]:
+            sys.exit(f"FAIL: no pair of variant {only}")
     conf = {(c["model"], c["variant"]): c for c in man["configurations"]}
     rows, errors_trace, errors_unprof, errors_gpu = [], [], [], []
     errors_perev = []
