@@ -72,6 +72,8 @@ def nodes_of(text):
     for block in text.split("\nnodes {")[1:]:
         n = {"id": int(re.search(r"^  id: (\d+)$", block, re.M).group(1)),
              "type": re.search(r"^  type: (\w+)$", block, re.M).group(1),
+             "dur": int((re.search(r"^  duration_micros: (\d+)$", block,
+                                   re.M) or [0, 0])[1]),
              "ctrl": [int(x) for x in
                       re.findall(r"^  ctrl_deps: (\d+)$", block, re.M)],
              "data": [int(x) for x in
@@ -198,8 +200,33 @@ def main(argv):
                 fail(f"no chakra.{f['rank']}.et")
         if len(colls) != 1 or colls == {0}:
             fail(f"collectives per rank: {sorted(colls)}")
+        # The job as a model changes it (issue 37: a layout for ASTRA-sim):
+        # std.parallel's tensor-parallel degree 16 on machines of 8 moves
+        # the all-reduces onto the network; every collective of every rank
+        # is written at least as long, and the ranks' total longer.
+        changed = export(ddscript, [job], os.path.join(tmp, "tp16"),
+                         "--model", "parallel", "--set", "tp=16")
+        before = {f["rank"]: nodes_of(decode(protoc, src, f["path"]))
+                  for f in rep["files"]}
+        grew = 0
+        for f in changed["files"]:
+            nodes, _ = check_file(protoc, src, f)
+            old = {n["id"]: n["dur"] for n in before[f["rank"]]
+                   if n["type"] == "COMM_COLL_NODE"}
+            new = {n["id"]: n["dur"] for n in nodes
+                   if n["type"] == "COMM_COLL_NODE"}
+            if old.keys() != new.keys():
+                fail(f"rank {f['rank']}: tp = 16 changed which collectives "
+                     "were written")
+            if any(new[i] < old[i] for i in old):
+                fail(f"rank {f['rank']}: a collective got shorter at tp = 16")
+            grew += sum(new.values()) > sum(old.values())
+        if grew != len(changed["files"]):
+            fail(f"tp = 16 lengthened the collectives of {grew} of "
+                 f"{len(changed['files'])} ranks")
     print("ok: every file decodes; counts, kinds and collectives as the "
-          "graph's")
+          "graph's; a job changed by std.parallel exported with its "
+          "longer collectives")
 
 
 if __name__ == "__main__":
