@@ -14,25 +14,11 @@ usage: check_layers_model.py DDSCRIPT DATA_DIR
   predictions that never fall, on GPT-2 and BERT.
 - A trace with no repeated sequence of layers is refused, exit 2.
 """
-import json
 import os
 import re
-import subprocess
 import sys
 
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def run(ddscript, trace, *sets, rc=0):
-    args = [ddscript, "run", "layers", "--trace", trace, "--format", "json"]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if p.returncode != rc:
-        fail(f"{' '.join(args[2:])}: exit {p.returncode}\n{p.stderr[-1500:]}")
-    return json.loads(p.stdout) if rc == 0 else p.stderr
+from model_check import fail, run_model
 
 
 def blocks(r):
@@ -50,7 +36,7 @@ def main():
             "resnet50": (6, 13, None)}
     for model, (count, period, params) in want.items():
         trace = os.path.join(gt, f"{model}_baseline.pt.trace.json.gz")
-        r = run(ddscript, trace)
+        r = run_model(ddscript, "layers", trace)
         n, p, share = blocks(r)
         if n != count or (period and p != period):
             fail(f"{model}: {n} blocks of {p} layers, want {count}"
@@ -65,12 +51,12 @@ def main():
             continue
         last = 0
         for layers in (6, 12, 18, 24):
-            t = run(ddscript, trace, f"layers={layers}")["predicted_ns"]
+            t = run_model(ddscript, "layers", trace, f"layers={layers}")["predicted_ns"]
             if t < last:
                 fail(f"{model}: layers = {layers} predicts {t} ns, faster "
                      f"than {last} ns with fewer")
             last = t
-    err = run(ddscript, os.path.join(data, "synthetic", "steps_median2.json"),
+    err = run_model(ddscript, "layers", os.path.join(data, "synthetic", "steps_median2.json"),
               rc=2)
     if "no sequence of layers repeats" not in err:
         fail("a trace without blocks: " + err)

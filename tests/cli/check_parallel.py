@@ -18,26 +18,11 @@
 
 usage: check_parallel.py DDSCRIPT DATA_DIR
 """
-import json
 import os
 import re
-import subprocess
 import sys
 
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def run(ddscript, trace, *sets, rc=0):
-    args = [ddscript, "run", "parallel", "--trace", trace, "--format", "json"]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if p.returncode != rc:
-        fail(f"{' '.join(args[2:])}: exit {p.returncode}, want {rc}\n"
-             f"{p.stderr[-1500:]}")
-    return json.loads(p.stdout) if rc == 0 else p.stderr
+from model_check import fail, run_model
 
 
 def collectives(out):
@@ -67,14 +52,14 @@ def main():
 
     # The identity.
     for job in (dlrm, megatron):
-        r = run(ddscript, job)
+        r = run_model(ddscript, "parallel", job)
         if r["job_predicted_ns"] != r["job_replayed_ns"]:
             fail(f"{job}: dp = 1 predicts {r['job_predicted_ns']} ns, "
                  f"replayed {r['job_replayed_ns']} ns")
         for before, after in collectives(r["output"]):
             if before != after:
                 fail(f"{job}: dp = 1 changed collectives {before} -> {after}")
-    r = run(ddscript, one)
+    r = run_model(ddscript, "parallel", one)
     if r["predicted_ns"] != r["baseline_ns"]:
         fail(f"one rank: dp = 1 predicts {r['predicted_ns']} ns against "
              f"{r['baseline_ns']} ns")
@@ -82,7 +67,7 @@ def main():
     # More data-parallel ranks: never cheaper collectives, never a faster job.
     last_job, last_comm = 0, None
     for dp in (1, 2, 4, 8, 16):
-        r = run(ddscript, dlrm, f"dp={dp}")
+        r = run_model(ddscript, "parallel", dlrm, f"dp={dp}")
         comm = [a for _, a in collectives(r["output"])]
         if last_comm and any(c < p for c, p in zip(comm, last_comm)):
             fail(f"dp = {dp}: a rank's collectives got cheaper: {last_comm} "
@@ -93,10 +78,10 @@ def main():
         last_job, last_comm = r["job_predicted_ns"], comm
 
     # Tensor parallelism without its communication cannot be slower.
-    base = run(ddscript, megatron)["job_predicted_ns"]
+    base = run_model(ddscript, "parallel", megatron)["job_predicted_ns"]
     last, last_sharded = base, None
     for tp in (8, 16, 32, 64):
-        r = run(ddscript, megatron, f"tp={tp}", "tp_comm=false")
+        r = run_model(ddscript, "parallel", megatron, f"tp={tp}", "tp_comm=false")
         if r["job_predicted_ns"] > last:
             fail(f"tp = {tp} without communication: {r['job_predicted_ns']} "
                  f"ns, slower than {last} ns")
@@ -107,19 +92,19 @@ def main():
             fail(f"tp = {tp}: sharded kernels {s}, after {last_sharded}")
         last, last_sharded = r["job_predicted_ns"], s or last_sharded
     # With it, past the machine: the all-reduces cross the network.
-    r = run(ddscript, megatron, "tp=16")
+    r = run_model(ddscript, "parallel", megatron, "tp=16")
     for before, after in collectives(r["output"]):
         if after <= before:
             fail(f"tp = 16 on machines of 8: collectives {before} -> {after}")
 
     # Bad layouts.
-    err = run(ddscript, dlrm, "tp=2", rc=2)
+    err = run_model(ddscript, "parallel", dlrm, "tp=2", rc=2)
     if "ran without tensor parallelism" not in err:
         fail("tp on a data-parallel job: " + err)
-    err = run(ddscript, megatron, "traced_tp=3", rc=2)
+    err = run_model(ddscript, "parallel", megatron, "traced_tp=3", rc=2)
     if "does not divide the trace's 8 ranks" not in err:
         fail("traced_tp = 3: " + err)
-    err = run(ddscript, one, "dp=0", rc=2)
+    err = run_model(ddscript, "parallel", one, "dp=0", rc=2)
     if "dp is a whole factor" not in err:
         fail("dp = 0: " + err)
     print("ok: identity on 3 traces; dp 1..16 monotone; tp 8..64 without "

@@ -6,25 +6,11 @@ linear layers' GEMMs with the square of the width; bad factors exit 2.
 
 usage: check_shape_model.py DDSCRIPT DATA_DIR
 """
-import json
 import os
 import re
-import subprocess
 import sys
 
-
-def fail(msg):
-    sys.exit("FAIL: " + msg)
-
-
-def run(ddscript, trace, *sets, rc=0):
-    args = [ddscript, "run", "shape", "--trace", trace, "--format", "json"]
-    for s in sets:
-        args += ["--set", s]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if p.returncode != rc:
-        fail(f"{' '.join(args[2:])}: exit {p.returncode}\n{p.stderr[-1500:]}")
-    return json.loads(p.stdout) if rc == 0 else p.stderr
+from model_check import fail, run_model
 
 
 def factor(out, row):
@@ -39,14 +25,14 @@ def main():
     for model in ("gpt2", "bert"):
         trace = os.path.join(data, "groundtruth",
                              f"{model}_baseline.pt.trace.json.gz")
-        r = run(ddscript, trace)
+        r = run_model(ddscript, "shape", trace)
         if r["predicted_ns"] != r["baseline_ns"]:
             fail(f"{model}: factors of 1 predict {r['predicted_ns']} against "
                  f"{r['baseline_ns']}")
         for name in ("seq", "hidden", "batch"):
             last = r["predicted_ns"]
             for f in (1.25, 1.5, 2, 4):
-                got = run(ddscript, trace, f"{name}={f}")
+                got = run_model(ddscript, "shape", trace, f"{name}={f}")
                 if got["predicted_ns"] < last:
                     fail(f"{model}: {name} = {f} predicts "
                          f"{got['predicted_ns']} ns, under {last} ns")
@@ -59,7 +45,7 @@ def main():
                                                "linear GEMMs") != f * f:
                     fail(f"{model}: hidden = {f}: linear GEMMs x"
                          f"{factor(got['output'], 'linear GEMMs')}")
-    err = run(ddscript, trace, "seq=0", rc=2)
+    err = run_model(ddscript, "shape", trace, "seq=0", rc=2)
     if "seq, hidden and batch are factors above 0" not in err:
         fail("seq = 0: " + err)
     print("ok: identity, monotone in seq, hidden and batch on GPT-2 and "

@@ -229,20 +229,28 @@ TEST_CASE("only regular files are read, within a size limit") {
   std::filesystem::remove_all(Dir);
 }
 
-TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
-  auto Dir = scratchDir("write");
-  auto Path = (Dir / "report.html").string();
-  std::ofstream(Path) << "the old report";
-  // Files may not grow past 4 KB: the write fails part way (EFBIG).
+/// Runs \p Fn with files limited to 4 KB (a full disk: a write past it
+/// fails with EFBIG rather than a signal), and returns what it returns.
+template <typename FnT> auto withSmallDisk(FnT Fn) {
   struct rlimit Old;
   ::getrlimit(RLIMIT_FSIZE, &Old);
   struct rlimit Small = Old;
   Small.rlim_cur = 4096;
   auto OldSignal = std::signal(SIGXFSZ, SIG_IGN);
   REQUIRE(::setrlimit(RLIMIT_FSIZE, &Small) == 0);
-  auto Failed = dd::writeFileMaybeGzip(Path, std::string(1 << 20, 'n'));
+  auto Result = Fn();
   ::setrlimit(RLIMIT_FSIZE, &Old);
   std::signal(SIGXFSZ, OldSignal);
+  return Result;
+}
+
+TEST_CASE("a failed write leaves the old file whole, and no temporary one") {
+  auto Dir = scratchDir("write");
+  auto Path = (Dir / "report.html").string();
+  std::ofstream(Path) << "the old report";
+  // Files may not grow past 4 KB: the write fails part way (EFBIG).
+  auto Failed = withSmallDisk(
+      [&] { return dd::writeFileMaybeGzip(Path, std::string(1 << 20, 'n')); });
   REQUIRE_FALSE(static_cast<bool>(Failed));
   CHECK(llvm::toString(Failed.takeError()).find("cannot write: ") == 0);
   CHECK(slurp(Path) == "the old report");
@@ -269,15 +277,8 @@ TEST_CASE("files written together: all replaced, or none") {
     // Not yet: the old file is there until all are whole.
     CHECK(slurp(A) == "old 0");
     // The second fails (the disk is full: files may not grow past 4 KB).
-    struct rlimit Old;
-    ::getrlimit(RLIMIT_FSIZE, &Old);
-    struct rlimit Small = Old;
-    Small.rlim_cur = 4096;
-    auto OldSignal = std::signal(SIGXFSZ, SIG_IGN);
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &Small) == 0);
-    llvm::Error E = F.add(B, std::string(1 << 20, 'n'));
-    ::setrlimit(RLIMIT_FSIZE, &Old);
-    std::signal(SIGXFSZ, OldSignal);
+    llvm::Error E =
+        withSmallDisk([&] { return F.add(B, std::string(1 << 20, 'n')); });
     CHECK(llvm::toString(std::move(E)).find("cannot write: ") == 0);
   }
   CHECK(slurp(A) == "old 0");
