@@ -14,7 +14,8 @@
   - with its communication, a split past the machine (tp = 16 on machines
     of 8 GPUs) moves the all-reduces onto the network: collectives grow;
   - bad layouts are refused with exit 2: tp on a trace without tensor
-    parallelism, a traced_tp that does not divide the world, dp = 0.
+    parallelism, a traced_tp that does not divide the world, dp = 0, and
+    pipeline stages on a job that holds none.
 
 usage: check_parallel.py DDSCRIPT DATA_DIR
 """
@@ -104,11 +105,14 @@ def main():
     err = run_model(ddscript, "parallel", megatron, "traced_tp=3", rc=2)
     if "does not divide the trace's 8 ranks" not in err:
         fail("traced_tp = 3: " + err)
+    err = run_model(ddscript, "parallel", megatron, "pp=4", rc=2)
+    if "holds no pipeline stage boundaries" not in err:
+        fail("pp on a job without a pipeline: " + err)
     err = run_model(ddscript, "parallel", one, "dp=0", rc=2)
     if "dp is a whole factor" not in err:
         fail("dp = 0: " + err)
     print("ok: identity on 3 traces; dp 1..16 monotone; tp 8..64 without "
-          "communication never slower; tp 16 crosses the network; 3 refusals")
+          "communication never slower; tp 16 crosses the network; 4 refusals")
 
 
 if __name__ == "__main__":
