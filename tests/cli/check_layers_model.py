@@ -12,6 +12,8 @@ usage: check_layers_model.py DDSCRIPT DATA_DIR
 - layers = the traced count is the replay to the nanosecond.
 - More blocks never make the step faster: layers = 6, 12, 18, 24 give
   predictions that never fall, on GPT-2 and BERT.
+- Activation memory follows the blocks: on GPT-2 with memory records the
+  predicted peak is the replay's at 12 blocks, above it at 24, below at 6.
 - A trace with no repeated sequence of layers is refused, exit 2.
 """
 import os
@@ -56,12 +58,25 @@ def main():
                 fail(f"{model}: layers = {layers} predicts {t} ns, faster "
                      f"than {last} ns with fewer")
             last = t
-    err = run_model(ddscript, "layers", os.path.join(data, "synthetic", "steps_median2.json"),
-              rc=2)
+    # Activation memory: N blocks keep N blocks' saved tensors (a trace with
+    # memory records): the peak stays at 12, grows at 24, falls at 6.
+    mem = os.path.join(gt, "memory", "gpt2_baseline.pt.trace.json.gz")
+    peaks = {n: run_model(ddscript, "layers", mem, f"layers={n}")
+             for n in (6, 12, 24)}
+    base = peaks[12]["peak_bytes_baseline"]
+    if not (peaks[12]["peak_bytes_predicted"] == base and
+            peaks[24]["peak_bytes_predicted"] > base >
+            peaks[6]["peak_bytes_predicted"]):
+        fail("activation peaks at 6, 12, 24 blocks: " + ", ".join(
+            str(peaks[n]["peak_bytes_predicted"]) for n in (6, 12, 24)) +
+            f" against {base}")
+    err = run_model(ddscript, "layers",
+                    os.path.join(data, "synthetic", "steps_median2.json"), rc=2)
     if "no sequence of layers repeats" not in err:
         fail("a trace without blocks: " + err)
     print("ok: GPT-2 and BERT 12 blocks, ResNet-50 stage 3's 6; parameter "
-          "shares; identity; more layers never faster; a refusal")
+          "shares; identity; more layers never faster; activation peaks; a "
+          "refusal")
 
 
 if __name__ == "__main__":
