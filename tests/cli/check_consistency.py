@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+from model_check import identity_problems
+
 NOTHING = "# Changes nothing.\nlet unchanged = select kernel where id < 0\n"
 GPU_2X = "shrink (select gpu) by 2\n"
 CPU_2X = "shrink (select runtime, cpu_op where not container) by 2\n"
@@ -145,15 +147,8 @@ def check_job(ddscript, job, models):
         fails.append(f"run replays the job with the profiler in "
                      f"{same['job_profiled_replay_ns']} ns, replay in "
                      f"{rep['job_replayed_ns']} ns")
-    if same["job_predicted_ns"] != same["job_replayed_steady_ns"]:
-        fails.append(f"a model that changes nothing predicts "
-                     f"{same['job_predicted_ns']} ns against the job's "
-                     f"{same['job_replayed_steady_ns']} ns")
-    for r in same["ranks"]:
-        if r["predicted_ns"] != r["replayed_steady_ns"]:
-            fails.append(f"rank {r['rank']}: a model that changes nothing "
-                         f"predicts {r['predicted_ns']} ns against "
-                         f"{r['replayed_steady_ns']} ns")
+    fails += [f"a model that changes nothing: {problem}"
+              for problem in identity_problems(same)]
     for name in ("gpu_2x", "cpu_2x"):
         r = json.loads(run([ddscript, "run", models[name], "--trace", job,
                             "--format", "json"]).splitlines()[0])

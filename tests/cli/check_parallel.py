@@ -23,26 +23,28 @@ import os
 import re
 import sys
 
-from model_check import fail, run_model
+from model_check import expect_refusal, fail, identity_problems, run_model
+
+
+def before_after(out, label):
+    """Per rank (in output order), the ns of the model's lines `LABEL X unit
+    -> Y unit`."""
+    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    return [(float(m[1]) * unit[m[2]], float(m[3]) * unit[m[4]])
+            for m in re.finditer(rf"^{label} ([0-9.]+) (ns|us|ms|s) -> "
+                                 r"([0-9.]+) (ns|us|ms|s)", out, re.M)]
 
 
 def collectives(out):
-    """Per rank (in output order): (before, after) collective ns."""
-    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
-    got = []
-    for m in re.finditer(r"^collectives ([0-9.]+) (ns|us|ms|s) -> ([0-9.]+) "
-                         r"(ns|us|ms|s) per iteration", out, re.M):
-        got.append((float(m[1]) * unit[m[2]], float(m[3]) * unit[m[4]]))
+    """Per rank: (before, after) collective ns per iteration."""
+    got = before_after(out, "collectives")
     if not got:
         fail("no 'collectives' line in:\n" + out[:2000])
     return got
 
 
 def sharded(out):
-    unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
-    return [float(m[3]) * unit[m[4]] for m in re.finditer(
-        r"^sharded kernels ([0-9.]+) (ns|us|ms|s) -> ([0-9.]+) (ns|us|ms|s)",
-        out, re.M)]
+    return [after for _, after in before_after(out, "sharded kernels")]
 
 
 def main():
@@ -54,16 +56,13 @@ def main():
     # The identity.
     for job in (dlrm, megatron):
         r = run_model(ddscript, "parallel", job)
-        if r["job_predicted_ns"] != r["job_replayed_ns"]:
-            fail(f"{job}: dp = 1 predicts {r['job_predicted_ns']} ns, "
-                 f"replayed {r['job_replayed_ns']} ns")
+        for problem in identity_problems(r):
+            fail(f"{job}: dp = 1: {problem}")
         for before, after in collectives(r["output"]):
             if before != after:
                 fail(f"{job}: dp = 1 changed collectives {before} -> {after}")
-    r = run_model(ddscript, "parallel", one)
-    if r["predicted_ns"] != r["baseline_ns"]:
-        fail(f"one rank: dp = 1 predicts {r['predicted_ns']} ns against "
-             f"{r['baseline_ns']} ns")
+    for problem in identity_problems(run_model(ddscript, "parallel", one)):
+        fail(f"one rank: dp = 1: {problem}")
 
     # More data-parallel ranks: never cheaper collectives, never a faster job.
     last_job, last_comm = 0, None
@@ -99,18 +98,13 @@ def main():
             fail(f"tp = 16 on machines of 8: collectives {before} -> {after}")
 
     # Bad layouts.
-    err = run_model(ddscript, "parallel", dlrm, "tp=2", rc=2)
-    if "ran without tensor parallelism" not in err:
-        fail("tp on a data-parallel job: " + err)
-    err = run_model(ddscript, "parallel", megatron, "traced_tp=3", rc=2)
-    if "does not divide the trace's 8 ranks" not in err:
-        fail("traced_tp = 3: " + err)
-    err = run_model(ddscript, "parallel", megatron, "pp=4", rc=2)
-    if "holds no pipeline stage boundaries" not in err:
-        fail("pp on a job without a pipeline: " + err)
-    err = run_model(ddscript, "parallel", one, "dp=0", rc=2)
-    if "dp is a whole factor" not in err:
-        fail("dp = 0: " + err)
+    expect_refusal(ddscript, "parallel", dlrm, "tp=2",
+                   "ran without tensor parallelism")
+    expect_refusal(ddscript, "parallel", megatron, "traced_tp=3",
+                   "does not divide the trace's 8 ranks")
+    expect_refusal(ddscript, "parallel", megatron, "pp=4",
+                   "holds no pipeline stage boundaries")
+    expect_refusal(ddscript, "parallel", one, "dp=0", "dp is a whole factor")
     print("ok: identity on 3 traces; dp 1..16 monotone; tp 8..64 without "
           "communication never slower; tp 16 crosses the network; 4 refusals")
 

@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-from model_check import fail, run_model
+from model_check import expect_refusal, fail, identity_problems, run_model
 
 
 def factor(out, row):
@@ -26,9 +26,8 @@ def main():
         trace = os.path.join(data, "groundtruth",
                              f"{model}_baseline.pt.trace.json.gz")
         r = run_model(ddscript, "shape", trace)
-        if r["predicted_ns"] != r["baseline_ns"]:
-            fail(f"{model}: factors of 1 predict {r['predicted_ns']} against "
-                 f"{r['baseline_ns']}")
+        for problem in identity_problems(r):
+            fail(f"{model}: factors of 1: {problem}")
         for name in ("seq", "hidden", "batch"):
             last = r["predicted_ns"]
             for f in (1.25, 1.5, 2, 4):
@@ -45,9 +44,8 @@ def main():
                                                "linear GEMMs") != f * f:
                     fail(f"{model}: hidden = {f}: linear GEMMs x"
                          f"{factor(got['output'], 'linear GEMMs')}")
-    err = run_model(ddscript, "shape", trace, "seq=0", rc=2)
-    if "seq, hidden and batch are factors above 0" not in err:
-        fail("seq = 0: " + err)
+    expect_refusal(ddscript, "shape", trace, "seq=0",
+                   "seq, hidden and batch are factors above 0")
     print("ok: identity, monotone in seq, hidden and batch on GPT-2 and "
           "BERT; attention by seq^2, linear GEMMs by hidden^2; a refusal")
 
