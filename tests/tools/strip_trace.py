@@ -152,7 +152,7 @@ class Stats:
 
 
 def event(s, i, st):
-    """The stripped text of the element at s[i], or None to drop it."""
+    """The stripped text of the element at s[i], and its end."""
     if s[i:i + 1] != "{":
         v, e = value(s, i)
         return s[i:e], e  # ddscript refuses it; kept as it is
@@ -198,14 +198,9 @@ def events_array(s, i, st, out):
     if s[i:i + 1] == "]":
         out.append("]")
         return i + 1
-    first = True
     while True:
         t, e = event(s, i, st)
-        if t is not None:
-            if not first:
-                out.append(",\n")
-            out.append(t)
-            first = False
+        out.append(t)
         i = ws(s, e)
         c = s[i:i + 1]
         if c == "]":
@@ -213,6 +208,7 @@ def events_array(s, i, st, out):
             return i + 1
         if c != ",":
             raise Refused("not valid JSON: expected ',' or ']' at %d" % i)
+        out.append(",\n")
         i = ws(s, i + 1)
 
 
