@@ -7,6 +7,10 @@
 // ddscript.Error from the messages. The GIL is released while a command
 // runs.
 //
+// `reduce` writes a job's ranks as their graphs (.ddg), which load() takes
+// in place of the traces: a scheduler (dask.distributed) maps it over the
+// ranks, and one process joins them.
+//
 // A trace is set up once (read, its graph built, replayed: what `run`
 // starts from) and every run changes a copy of its graph. replay, inspect
 // and opportunities read the trace as their commands do (replay reads only
@@ -101,7 +105,7 @@ public:
     return R.Rc;
   }
 
-  bool isJob() const { return O.TracePaths.size() > 1; }
+  bool isJob() const { return O.Job; }
   const std::vector<std::string> &paths() const { return O.TracePaths; }
 
   /// The options of one command: this trace's, with the --timeline and
@@ -209,6 +213,24 @@ PYBIND11_MODULE(_ddscript, M) {
     if (R[0].cast<bool>())
       Handle = py::cast(std::move(T));
     return py::make_tuple(R[0], R[1], R[2], Handle);
+  });
+
+  // `ddscript reduce`: each of \p Paths' ranks written as a .ddg (\p Output
+  // a .ddg for one trace, a folder for several).
+  M.def("reduce", [](std::vector<std::string> Paths, std::string Output,
+                     std::string Iteration, std::string Calibration) {
+    return call([&] {
+      TraceOptions O;
+      O.TracePaths = std::move(Paths);
+      O.Iteration = std::move(Iteration);
+      O.Calibration = std::move(Calibration);
+      O.Format = OutputFormat::Json;
+      if (!resolveTraces(O, "reduce", /*Job=*/true))
+        return static_cast<int>(ExitBadInput);
+      ReduceOptions R;
+      R.Output = std::move(Output);
+      return runReduce(R, O);
+    });
   });
 
   M.def("models",

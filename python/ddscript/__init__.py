@@ -22,7 +22,7 @@ import warnings
 
 from . import _ddscript
 
-__all__ = ["Error", "Result", "Results", "Trace", "load", "models"]
+__all__ = ["Error", "Result", "Results", "Trace", "load", "models", "reduce"]
 
 
 class Error(Exception):
@@ -254,6 +254,31 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
                            window or "", calibration, clock, unprofiled or "")
     _check(reply)
     return Trace(reply[3])
+
+
+def reduce(trace, output, *, iteration=None, calibration="exact"):
+    """`ddscript reduce`: reads a job's rank (a trace path) as the job's
+    commands read it and writes its graph to output (a .ddg), which load()
+    and every command on a job take in place of the trace; a list of traces
+    (a group of ranks) is written into output, a folder, one .ddg each.
+    Each call is independent work: map it over the ranks on a cluster
+    (dask.distributed, a Slurm array), then load the folder of .ddg files
+    in one process (docs/multirank.md). iteration and calibration are the
+    job's --iteration and --calibration: the job must be read with the same.
+    Returns what was written: output, trace, rank, world_size, tasks,
+    iterations, trace_iterations, bytes and trace_bytes (a Results, one per
+    rank, for several)."""
+    paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
+    if not paths:
+        raise ValueError("ddscript: reduce takes a trace, or a group of "
+                         "ranks' traces")
+    if calibration not in ("exact", "typical"):
+        raise ValueError("ddscript: calibration is 'exact' or 'typical'")
+    out = _check(_ddscript.reduce([os.fspath(p) for p in paths],
+                                  os.fspath(output),
+                                  "" if iteration is None else str(iteration),
+                                  calibration))
+    return _results(out)
 
 
 def models():

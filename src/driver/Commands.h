@@ -16,6 +16,9 @@ struct TraceOptions {
   /// --trace as given: files, directories, globs; resolveTraces expands
   /// them. More than one file is a job, one trace per rank.
   std::vector<std::string> TracePaths;
+  /// A job: more than one trace, or a reduced rank (`ddscript reduce`),
+  /// which only a job's commands read (resolveTraces sets it).
+  bool Job = false;
   /// A job's clocks: "collectives" (offsets estimated from matched
   /// collectives, the default) or "trace" (the traces' clocks as they are).
   std::string Clock = "collectives";
@@ -97,6 +100,11 @@ struct ExportOptions {
   uint64_t MaxSteps = 50'000'000;
 };
 int runExport(const ExportOptions &E, const TraceOptions &T);
+
+struct ReduceOptions {
+  std::string Output; ///< a .ddg file, or a folder for several traces
+};
+int runReduce(const ReduceOptions &R, const TraceOptions &T);
 
 struct ConvertOptions {
   std::string Input;

@@ -119,39 +119,88 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
       return ExitBadInput;
     }
   }
-  std::vector<std::string> Traces = T.TracePaths.empty()
-                                        ? std::vector<std::string>{T.TracePath}
-                                        : T.TracePaths;
-  // A job is exported only if it is one: the ranks read, matched and
-  // joined as `replay` does (world sizes, collectives that pair, an
-  // iteration in common), so ASTRA-sim is never handed ranks that cannot
-  // run together. Each rank is then read again on its own, below.
-  // Every rank then exports the job's iteration, the one replay reports:
-  // each rank's own default could be another (ranks numbered apart).
-  std::string JobIteration;
-  if (Traces.size() > 1) {
-    std::optional<LoadedJob> L = loadJobFor(T);
+  // One trace is set up as `run` sets it up. A job is exported only if it
+  // is one: its ranks are read, matched and joined as `replay` does (world
+  // sizes, collectives that pair, an iteration in common), so ASTRA-sim is
+  // never handed ranks that cannot run together; each rank's graph, as the
+  // job read it (from its trace or its reduced rank), is then replayed
+  // alone and exported at the job's iteration, the one replay reports (each
+  // rank's own default could be another: ranks numbered apart).
+  std::vector<std::unique_ptr<RunSetup>> Setups;
+  std::vector<std::string> Traces, Sources;
+  if (!T.Job) {
+    Traces = {T.TracePath};
+    Sources = Traces;
+    if (PM && !checkRun(*PM, T))
+      return ExitBadInput;
+    RunSetupResult Setup = setupRun(T, ProfilerRequest());
+    if (!Setup.Setup)
+      return Setup.Rc;
+    Setups.push_back(std::move(Setup.Setup));
+  } else {
+    std::optional<LoadedRanks> L = loadRanksFor(T);
     if (!L)
       return ExitBadInput;
-    auto Chosen = chooseJobIterations(L->Job, L->Iteration, L->DefaultFrom);
-    if (!Chosen)
+    std::string JobIteration;
+    {
+      auto J = job::joinRanks(L->Graphs, clockFor(T));
+      if (!J) {
+        reportError("ddscript", llvm::toString(J.takeError()));
+        return ExitBadInput;
+      }
+      auto Chosen = chooseJobIterations(*J, L->Iteration, L->DefaultFrom);
+      if (!Chosen)
+        return ExitBadInput;
+      JobIteration = std::to_string(J->Iterations[Chosen->front()].Number);
+    }
+    TraceOptions One = T;
+    One.Iteration = JobIteration;
+    if (PM && !checkRun(*PM, One))
       return ExitBadInput;
-    JobIteration = std::to_string(L->Job.Iterations[Chosen->front()].Number);
+    Sources = L->Sources;
+    for (job::RankGraph &RG : L->Graphs) {
+      Traces.push_back(RG.Path);
+      // What a model reads of the trace: its device and distributedInfo.
+      Replayed R;
+      const vm::DeviceFacts &Dev = L->Devices[RG.Rank];
+      if (!Dev.Name.empty() || Dev.Memory || Dev.Sms) {
+        trace::DeviceInfo D;
+        D.Id = 0;
+        D.Name = Dev.Name;
+        D.TotalGlobalMem = Dev.Memory;
+        D.NumSms = Dev.Sms;
+        R.In.Trace.Devices.push_back(std::move(D));
+      }
+      if (L->RanksFromTraces) {
+        R.In.Trace.Distributed.Present = true;
+        R.In.Trace.Distributed.Rank = RG.Rank;
+        R.In.Trace.Distributed.WorldSize = L->WorldSize;
+      }
+      R.G = std::move(RG.G);
+      auto Chosen = chooseIterations(R.G, JobIteration);
+      if (!Chosen) {
+        reportError(RG.Path, llvm::toString(Chosen.takeError()));
+        return ExitBadInput;
+      }
+      R.Chosen = std::move(*Chosen);
+      auto Base = sim::simulate(R.G);
+      if (!Base) {
+        reportError(RG.Path, llvm::toString(Base.takeError()));
+        return ExitInternal;
+      }
+      R.Base = std::move(*Base);
+      auto Fit = applyProfiler(R, ProfilerRequest(), RG.Path);
+      if (!Fit)
+        return ExitInternal;
+      Setups.push_back(std::make_unique<RunSetup>(
+          RunSetup{RG.Path, std::move(R.In), std::move(R.G),
+                   std::move(R.Chosen), std::move(R.Base), *Fit}));
+    }
   }
   std::vector<RankFile> Files;
   std::map<int64_t, std::string> Ranks;
   for (size_t I = 0; I < Traces.size(); ++I) {
-    TraceOptions One = T;
-    One.TracePath = Traces[I];
-    One.TracePaths = {Traces[I]};
-    if (!JobIteration.empty())
-      One.Iteration = JobIteration;
-    if (PM && !checkRun(*PM, One))
-      return ExitBadInput;
-    RunSetupResult Setup = setupRun(One, ProfilerRequest());
-    if (!Setup.Setup)
-      return Setup.Rc;
-    RunSetup &S = *Setup.Setup;
+    RunSetup &S = *Setups[I];
     RankFile F;
     F.Trace = Traces[I];
     const trace::DistributedInfo &Dist = S.In.Trace.Distributed;
@@ -190,7 +239,7 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     exporter::ChakraOptions O;
     O.Iteration = It;
     O.Rank = F.Rank;
-    O.Source = Traces[I];
+    O.Source = Sources[I];
     O.Model = PM ? PM->Path : "";
     F.Bytes = exporter::writeChakra(S.G, *Start, O, F.Stats);
     F.Iteration = S.G.Iterations[It].Label;

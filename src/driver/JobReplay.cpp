@@ -16,6 +16,7 @@
 #include "driver/Progress.h"
 #include "driver/Session.h"
 #include "job/Job.h"
+#include "job/RankFile.h"
 #include "sim/CriticalPath.h"
 #include "support/Parallel.h"
 #include "trace/TraceReader.h"
@@ -35,6 +36,7 @@ namespace {
 /// One rank as loaded: its graph, or what went wrong.
 struct Loaded {
   std::string Path;
+  std::string Source; ///< the trace it was read from: Path, or a .ddg's
   int64_t Rank = -1, WorldSize = -1;
   bool FromCollector = false;
   vm::DeviceFacts Device;
@@ -46,8 +48,61 @@ struct Loaded {
 /// Loads \p L.Path, reading only what iteration \p Choice ("" for the
 /// trace's steady-state one, or a number; "all": everything) needs where
 /// it can.
+/// The iteration a rank is read for, a number where \p Choice is "" (its
+/// steady-state one, \p Steady) and it has one.
+std::string iterationOf(std::string_view Choice, int64_t Steady) {
+  if (Choice.empty() && Steady >= 0)
+    return std::to_string(Steady);
+  return std::string(Choice);
+}
+
+/// Loads the reduced rank \p L.Path (job/RankFile.h), which must have been
+/// read for the iteration \p Choice and with the calibration
+/// \p Calibration: its graph is then the one its trace would give.
+void loadReduced(std::string_view Choice, const std::string &Calibration,
+                 Loaded &L) {
+  auto R = job::readRankFile(L.Path);
+  if (!R) {
+    L.Error = llvm::toString(R.takeError());
+    return;
+  }
+  if (R->Calibration != Calibration) {
+    L.Error = fmt::format("reduced with --calibration {}, and this command "
+                          "asks for {}: reduce {} again with --calibration {}",
+                          R->Calibration, Calibration, R->Source, Calibration);
+    return;
+  }
+  std::string Want = iterationOf(Choice, R->Steady);
+  std::string Has = iterationOf(R->Iteration, R->Steady);
+  if (Want != Has) {
+    auto Say = [](const std::string &I) {
+      return I == "all"  ? std::string("every iteration")
+             : I.empty() ? std::string("its trace's iterations")
+                         : "iteration " + I;
+    };
+    L.Error = fmt::format(
+        "reduced for {}, and the job reads {}{}: reduce {} again with "
+        "--iteration {} (or give the job --iteration {})",
+        Say(Has), Say(Want),
+        Choice.empty() ? " (its own steady-state one)" : "", R->Source,
+        Want.empty() ? std::string("N") : Want, Has.empty() ? "N" : Has);
+    return;
+  }
+  L.Warnings = std::move(R->Warnings);
+  L.Source = R->Source;
+  L.Rank = R->Rank;
+  L.WorldSize = R->WorldSize;
+  L.FromCollector = R->FromCollector;
+  L.Device.Name = R->DeviceName;
+  L.Device.Memory = R->DeviceMemory;
+  L.Device.Sms = R->DeviceSms;
+  L.G = std::move(R->G);
+}
+
 void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
-              Loaded &L) {
+              const std::string &Calibration, Loaded &L) {
+  if (job::isRankFilePath(L.Path))
+    return loadReduced(Choice, Calibration, L);
   auto F = readTraceFor(L.Path, Choice != "all", Choice, false, nullptr);
   if (!F) {
     L.Error = llvm::toString(F.takeError());
@@ -290,8 +345,9 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   PhaseTimer Timer("load");
   Progress P(fmt::format("loading {} ranks", Ranks.size()));
   auto LoadAll = [&](const std::vector<size_t> &Which, std::string_view C) {
-    parallelFor(Which.size(), trace::defaultLoadThreads(),
-                [&](size_t K) { loadRank(C, *BO, Ranks[Which[K]]); });
+    parallelFor(Which.size(), trace::defaultLoadThreads(), [&](size_t K) {
+      loadRank(C, *BO, O.Calibration, Ranks[Which[K]]);
+    });
   };
   std::vector<size_t> All(Ranks.size());
   for (size_t I = 0; I < All.size(); ++I)
@@ -366,6 +422,8 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     Out.Graphs.push_back({Rank, Ranks[I].Path, std::move(*Ranks[I].G)});
     Out.Devices[Rank] = Ranks[I].Device;
     Out.FromCollector.push_back(Ranks[I].FromCollector);
+    Out.Sources.push_back(Ranks[I].Source.empty() ? Ranks[I].Path
+                                                  : Ranks[I].Source);
   }
   return Out;
 }

@@ -20,8 +20,8 @@ bool dd::driver::checkOutputPaths(const TraceOptions &O,
                                   const SourceManager *Model) {
   std::vector<NamedPath> Inputs;
   for (const std::string &P : O.TracePaths)
-    Inputs.push_back({O.TracePaths.size() > 1 ? "a trace being read"
-                                              : "the trace being read",
+    Inputs.push_back({O.Job || O.TracePaths.size() > 1 ? "a trace being read"
+                                                       : "the trace being read",
                       P});
   if (O.TracePaths.empty() && !O.TracePath.empty())
     Inputs.push_back({"the trace being read", O.TracePath});
@@ -90,7 +90,7 @@ int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
                              const std::vector<size_t> &Reported,
                              report::RunData &D) {
   D.TracePath = O.TracePath;
-  if (O.TracePaths.size() > 1) {
+  if (O.Job) {
     // A job: its folder when the ranks' traces share one.
     std::string Dir = fs::path(O.TracePaths.front()).parent_path().string();
     bool Shared = true;

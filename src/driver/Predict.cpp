@@ -388,7 +388,7 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
   if (Text == "profiled")
     return true;
   std::string_view Mode = Text;
-  if (T.TracePaths.size() > 1 && Mode.substr(0, 9) != "per-event") {
+  if (T.Job && Mode.substr(0, 9) != "per-event") {
     reportError("ddscript", "--unprofiled " + Text +
                                 ": a job's ranks each ran their own time; "
                                 "give per-event[=COST] (the default) or "

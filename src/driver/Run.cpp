@@ -315,7 +315,7 @@ int dd::driver::runModel(const ModelOptions &M, const TraceOptions &T) {
   ProfilerRequest Unprofiled;
   if (!parseUnprofiled(M.Unprofiled, T, Unprofiled))
     return ExitBadInput;
-  if (T.TracePaths.size() > 1)
+  if (T.Job)
     return runJobModel(M, T, P->Model, P->SM, P->Path, P->Axes, Unprofiled);
   // Every combination's values are checked before the trace is loaded.
   if (!checkRun(*P, T))

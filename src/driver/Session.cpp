@@ -1,4 +1,5 @@
 #include "driver/Session.h"
+#include "job/RankFile.h"
 
 #include "driver/Focus.h"
 #include "driver/Outputs.h"
@@ -27,7 +28,7 @@ static bool isTraceFileName(const std::string &Name) {
     return Name.size() >= S.size() &&
            Name.compare(Name.size() - S.size(), S.size(), S) == 0;
   };
-  return Ends(".json") || Ends(".json.gz") || Ends(".cupti");
+  return Ends(".json") || Ends(".json.gz") || Ends(".cupti") || Ends(".ddg");
 }
 
 bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
@@ -47,7 +48,7 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
       }
       if (In.empty()) {
         reportError(P, "a directory without traces (.json, .json.gz or "
-                       ".cupti files)");
+                       ".cupti files) or reduced ranks (.ddg)");
         return false;
       }
       std::sort(In.begin(), In.end());
@@ -84,6 +85,22 @@ bool dd::driver::resolveTraces(TraceOptions &O, std::string_view Command,
                             Command, Out.size()));
     return false;
   }
+  // A reduced rank holds a job's rank as its graph: the commands of one
+  // trace read the trace itself (its events and memory records).
+  bool Reduced = false;
+  for (const std::string &P : Out)
+    if (job::isRankFilePath(P)) {
+      if (!Job) {
+        reportError(P, fmt::format("a reduced rank (ddscript reduce): `{}` "
+                                   "reads the trace itself; give the trace "
+                                   "(replay, run and export read reduced "
+                                   "ranks)",
+                                   Command));
+        return false;
+      }
+      Reduced = true;
+    }
+  O.Job = Out.size() > 1 || Reduced;
   O.TracePaths = std::move(Out);
   if (!O.TracePaths.empty())
     O.TracePath = O.TracePaths.front();

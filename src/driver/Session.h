@@ -92,6 +92,9 @@ struct LoadedRanks {
   /// Per rank, in Graphs' order: a trace of ddscript's own collector, whose
   /// cost is not the PyTorch profiler's (no per-event model for it).
   std::vector<bool> FromCollector;
+  /// Per rank, in Graphs' order: the trace it was read from (a reduced
+  /// rank's is the trace `reduce` read, as it was given there).
+  std::vector<std::string> Sources;
 };
 
 /// Loads every rank on threads (each reads only the iterations it needs

@@ -245,8 +245,7 @@ int main(int argc, char **argv) {
   ReplayCmd->callback([&] {
     if (!resolveTraces(Replay, "replay", true))
       std::exit(ExitBadInput);
-    std::exit(Replay.TracePaths.size() > 1 ? runJobReplay(Replay)
-                                           : runReplay(Replay));
+    std::exit(Replay.Job ? runJobReplay(Replay) : runReplay(Replay));
   });
 
   ModelOptions RunModel;
@@ -449,6 +448,24 @@ int main(int argc, char **argv) {
     ExportTrace.Format = ExportFormat;
     std::exit(resolveTraces(ExportTrace, "export", true)
                   ? runExport(Export, ExportTrace)
+                  : ExitBadInput);
+  });
+
+  ReduceOptions Reduce;
+  TraceOptions ReduceTrace;
+  CLI::App *ReduceCmd = App.add_subcommand(
+      "reduce", "Read a job's rank once and write its graph (.ddg): the "
+                "job's replay, run and export take it in place of the trace, "
+                "so each rank can be read by a process of its own");
+  addTraceOptions(ReduceCmd, ReduceTrace, true);
+  ReduceCmd
+      ->add_option("-o,--output", Reduce.Output,
+                   "The .ddg to write; a folder for several traces (each "
+                   "written as its trace's name, .ddg)")
+      ->required();
+  ReduceCmd->callback([&] {
+    std::exit(resolveTraces(ReduceTrace, "reduce", true)
+                  ? runReduce(Reduce, ReduceTrace)
                   : ExitBadInput);
   });
 

@@ -1,0 +1,229 @@
+//===- Reduce.cpp - ddscript reduce: a job's rank, read once --------------===//
+//
+// `ddscript reduce --trace RANK.json.gz -o RANK.ddg` reads one rank as a
+// job's commands read it (its reported iteration and the two beside it,
+// where the trace allows: driver/Focus.h), builds and calibrates its graph
+// and writes it with what the job's commands read of the trace
+// (job/RankFile.h). Each rank is independent work: a scheduler runs one
+// reduce per rank (or per group of ranks, several --trace and an -o
+// folder) wherever it likes, and one `ddscript replay --trace FOLDER`
+// joins them, reading a few MB per rank instead of its JSON
+// (docs/multirank.md, "Beyond one machine").
+//
+//===----------------------------------------------------------------------===//
+
+#include "driver/Commands.h"
+#include "driver/Focus.h"
+#include "driver/Format.h"
+#include "driver/Session.h"
+#include "job/Job.h"
+#include "job/RankFile.h"
+#include "support/FileIO.h"
+#include "support/Parallel.h"
+#include "trace/TraceReader.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <sys/stat.h>
+
+using namespace dd;
+using namespace dd::driver;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The number of \p G's steady-state iteration, or -1 where it has none.
+int64_t steadyNumber(const graph::Graph &G) {
+  size_t D = defaultIteration(G);
+  return D < G.Iterations.size() ? G.Iterations[D].Number : -1;
+}
+
+/// One rank reduced: its file's bytes and what is said of it, or what went
+/// wrong.
+struct Reduced {
+  std::string Trace, Output;
+  std::string Bytes, Error;
+  std::vector<std::string> Warnings;
+  int64_t Rank = -1, WorldSize = -1;
+  size_t Tasks = 0, Iterations = 0, TraceIterations = 0;
+  int64_t FirstNumber = 0, LastNumber = 0;
+  uint64_t TraceBytes = 0;
+};
+
+void reduceOne(const TraceOptions &O, const graph::BuildOptions &BO,
+               Reduced &R) {
+  auto F =
+      readTraceFor(R.Trace, O.Iteration != "all", O.Iteration, false, nullptr);
+  if (!F) {
+    R.Error = llvm::toString(F.takeError());
+    return;
+  }
+  const trace::Trace &T = F->Trace;
+  job::ReducedRank Out;
+  Out.Source = R.Trace;
+  Out.Rank = T.Distributed.Rank;
+  Out.WorldSize = T.Distributed.WorldSize;
+  Out.FromCollector = T.FromCollector;
+  if (!T.Devices.empty()) {
+    Out.DeviceName = T.Devices.front().Name;
+    Out.DeviceMemory = T.Devices.front().TotalGlobalMem;
+    Out.DeviceSms = T.Devices.front().NumSms;
+  }
+  Out.Warnings = T.Warnings;
+  Out.Iteration = O.Iteration;
+  Out.Calibration = O.Calibration;
+  auto G = graph::buildGraph(T, BO, nullptr);
+  if (!G) {
+    R.Error = llvm::toString(G.takeError());
+    return;
+  }
+  G->Span = F->Span;
+  Out.G = std::move(*G);
+  Out.Steady = steadyNumber(Out.G);
+  auto Bytes = job::encodeRankFile(Out);
+  if (!Bytes) {
+    R.Error = llvm::toString(Bytes.takeError());
+    return;
+  }
+  R.Bytes = std::move(*Bytes);
+  R.Warnings = std::move(Out.Warnings);
+  R.Rank = Out.Rank;
+  R.WorldSize = Out.WorldSize;
+  R.Tasks = Out.G.numTasks();
+  R.Iterations = Out.G.Iterations.size();
+  R.TraceIterations = Out.G.traceIterationCount();
+  if (R.Iterations) {
+    R.FirstNumber = Out.G.Iterations.front().Number;
+    R.LastNumber = Out.G.Iterations.back().Number;
+  }
+  struct stat St;
+  if (::stat(R.Trace.c_str(), &St) == 0)
+    R.TraceBytes = static_cast<uint64_t>(St.st_size);
+}
+
+/// The name a rank's file gets in an -o folder: its trace's, .ddg for the
+/// trace's extension.
+std::string reducedName(const std::string &Trace) {
+  std::string Name = fs::path(Trace).filename().string();
+  for (std::string_view Ext : {".json.gz", ".json", ".cupti"})
+    if (Name.size() > Ext.size() &&
+        Name.compare(Name.size() - Ext.size(), Ext.size(), Ext) == 0) {
+      Name.resize(Name.size() - Ext.size());
+      break;
+    }
+  return Name + ".ddg";
+}
+
+} // namespace
+
+int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
+  if (!O.Window.empty()) {
+    reportError("ddscript", "--window: a reduced rank is read as a job's "
+                            "ranks are, by its iterations");
+    return ExitBadInput;
+  }
+  auto BO = buildOptionsFor(O);
+  if (!BO)
+    return ExitBadInput;
+  for (const std::string &P : O.TracePaths)
+    if (job::isRankFilePath(P)) {
+      reportError(P, "already a reduced rank: give its trace");
+      return ExitBadInput;
+    }
+  // One trace and -o a file; or several (a group of ranks) and -o a
+  // folder, each written as its trace's name with .ddg.
+  std::error_code EC;
+  bool ToFolder = O.TracePaths.size() > 1 || fs::is_directory(R.Output, EC) ||
+                  (!R.Output.empty() && R.Output.back() == '/');
+  if (!ToFolder && fs::path(R.Output).extension() != ".ddg") {
+    reportError("ddscript",
+                fmt::format("-o {}: a reduced rank's name ends in .ddg (a "
+                            "job's folder may hold traces beside them)",
+                            R.Output));
+    return ExitBadInput;
+  }
+  // The folder it goes to is made (a scheduler's task writes into the
+  // job's folder, which the first one makes).
+  fs::path Dir =
+      ToFolder ? fs::path(R.Output) : fs::path(R.Output).parent_path();
+  if (!Dir.empty() && !fs::is_directory(Dir, EC) &&
+      !fs::create_directories(Dir, EC) && !fs::is_directory(Dir, EC)) {
+    reportError(Dir.string(), "cannot make this folder: " + EC.message());
+    return ExitBadInput;
+  }
+  std::vector<Reduced> Ranks(O.TracePaths.size());
+  std::vector<NamedPath> Inputs, Outputs;
+  for (size_t I = 0; I < Ranks.size(); ++I) {
+    Ranks[I].Trace = O.TracePaths[I];
+    Ranks[I].Output =
+        ToFolder ? (fs::path(R.Output) / reducedName(O.TracePaths[I])).string()
+                 : R.Output;
+    Inputs.push_back({"a trace being read", O.TracePaths[I]});
+    Outputs.push_back({"-o", Ranks[I].Output});
+  }
+  if (!checkOutputPaths(Outputs, Inputs))
+    return ExitBadInput;
+  parallelFor(Ranks.size(), trace::defaultLoadThreads(),
+              [&](size_t I) { reduceOne(O, *BO, Ranks[I]); });
+  for (const Reduced &Rk : Ranks) {
+    for (const std::string &W : Rk.Warnings)
+      reportWarning(Rk.Trace, W);
+    if (!Rk.Error.empty()) {
+      reportError(Rk.Trace, Rk.Error);
+      return ExitBadInput;
+    }
+    if (Rk.Rank >= job::MaxRank || Rk.WorldSize > job::MaxRank) {
+      reportError(Rk.Trace,
+                  fmt::format("distributedInfo says rank {} of world size {}: "
+                              "ranks and world sizes above {} are not taken",
+                              Rk.Rank, Rk.WorldSize, job::MaxRank));
+      return ExitBadInput;
+    }
+  }
+  // Every rank or none: a group's task that fails leaves no half of it.
+  AtomicFiles Files;
+  for (const Reduced &Rk : Ranks)
+    if (auto E = Files.add(Rk.Output, Rk.Bytes)) {
+      reportError(Rk.Output, llvm::toString(std::move(E)));
+      return ExitBadInput;
+    }
+  if (auto E = Files.commit()) {
+    reportError(R.Output, llvm::toString(std::move(E)));
+    return ExitBadInput;
+  }
+  std::string Out;
+  for (const Reduced &Rk : Ranks) {
+    std::string Iterations =
+        Rk.Iterations == 0 ? std::string("no iterations")
+        : Rk.Iterations == Rk.TraceIterations
+            ? fmt::format("all {} iterations", Rk.Iterations)
+            : fmt::format("iterations {} to {} of {}", Rk.FirstNumber,
+                          Rk.LastNumber, Rk.TraceIterations);
+    if (O.Format == OutputFormat::Json) {
+      JsonWriter W(Out);
+      W.beginObject()
+          .field("output", Rk.Output)
+          .field("trace", Rk.Trace)
+          .field("rank", Rk.Rank)
+          .field("world_size", Rk.WorldSize)
+          .field("tasks", static_cast<uint64_t>(Rk.Tasks))
+          .field("iterations", static_cast<uint64_t>(Rk.Iterations))
+          .field("trace_iterations", static_cast<uint64_t>(Rk.TraceIterations))
+          .field("bytes", static_cast<uint64_t>(Rk.Bytes.size()))
+          .field("trace_bytes", Rk.TraceBytes)
+          .endObject();
+      Out += '\n';
+      continue;
+    }
+    Out += fmt::format(
+        "{}: {}{}, {} tasks, {} ({:.2f}x the trace file)\n", Rk.Output,
+        Rk.Rank >= 0 ? fmt::format("rank {} of {}, ", Rk.Rank, Rk.WorldSize)
+                     : std::string(),
+        Iterations, formatCount(Rk.Tasks),
+        formatBytes(static_cast<int64_t>(Rk.Bytes.size())),
+        Rk.TraceBytes ? double(Rk.Bytes.size()) / double(Rk.TraceBytes) : 0.0);
+  }
+  writeOut(Out);
+  return ExitOk;
+}
