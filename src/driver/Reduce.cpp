@@ -196,6 +196,8 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
   for (const Reduced &Rk : Ranks) {
     std::string Iterations =
         Rk.Iterations == 0 ? std::string("no iterations")
+        : Rk.Iterations == 1 && Rk.TraceIterations == 1
+            ? std::string("its 1 iteration")
         : Rk.Iterations == Rk.TraceIterations
             ? fmt::format("all {} iterations", Rk.Iterations)
             : fmt::format("iterations {} to {} of {}", Rk.FirstNumber,
@@ -218,8 +220,10 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
     }
     Out += fmt::format(
         "{}: {}{}, {} tasks, {} ({:.2f}x the trace file)\n", Rk.Output,
-        Rk.Rank >= 0 ? fmt::format("rank {} of {}, ", Rk.Rank, Rk.WorldSize)
-                     : std::string(),
+        Rk.Rank < 0 ? std::string()
+        : Rk.WorldSize > 0
+            ? fmt::format("rank {} of {}, ", Rk.Rank, Rk.WorldSize)
+            : fmt::format("rank {}, ", Rk.Rank),
         Iterations, formatCount(Rk.Tasks),
         formatBytes(static_cast<int64_t>(Rk.Bytes.size())),
         Rk.TraceBytes ? double(Rk.Bytes.size()) / double(Rk.TraceBytes) : 0.0);

@@ -84,6 +84,10 @@ const char *graph::edgeKindName(EdgeKind K) {
 }
 
 void Graph::reserveTasks(size_t N) {
+  // A growth copies every task held: counted, so that a caller reserving
+  // bit by bit (a job's ranks appended one at a time) shows as quadratic.
+  if (N > Kind.capacity())
+    work::add(work::Counter::GraphGrowth, numTasks());
   Kind.reserve(N);
   prefaultCapacity(Kind);
   Name.reserve(N);

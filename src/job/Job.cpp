@@ -612,6 +612,16 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
   J.G.Origin = INT64_MAX;
   for (size_t I = 0; I < Ranks.size(); ++I)
     J.G.Origin = std::min(J.G.Origin, Ranks[I].G.Origin + P.Offset[I]);
+  // Room for every rank's tasks and edges at once: reserving rank by rank
+  // copied the columns at every rank (quadratic: 45 s of 46 joining 1,000
+  // ranks).
+  size_t Tasks = 0, Edges = 0;
+  for (const RankGraph &R : Ranks) {
+    Tasks += R.G.numTasks();
+    Edges += R.G.Edges.size();
+  }
+  J.G.reserveTasks(Tasks);
+  J.G.Edges.reserve(Edges);
   std::vector<TaskId> Base(Ranks.size());
   for (size_t I = 0; I < Ranks.size(); ++I) {
     JobRank JR;

@@ -64,7 +64,10 @@ llvm::Expected<std::string> job::encodeRankFile(const ReducedRank &R) {
   W.svar(R.Steady);
   W.str(R.Calibration);
   graph::writeGraph(R.G, W);
-  auto Body = gzip(W.bytes());
+  // zlib's fastest level: a reduced rank is written once, by a task that
+  // should keep up with reading its trace, and read back once; the default
+  // level made reducing a 208 MB trace 20% slower for a file 10% smaller.
+  auto Body = gzip(W.bytes(), 1);
   if (!Body)
     return Body.takeError();
   std::string Out(RankFileMagic);
@@ -93,7 +96,11 @@ llvm::Expected<ReducedRank> job::readRankFile(const std::string &Path) {
   auto Body = gunzip(D.substr(HeaderBytes), 0);
   if (!Body)
     return fail("a damaged reduced rank: " + llvm::toString(Body.takeError()));
-  ByteReader In(*Body);
+  return parseRankBody(*Body);
+}
+
+llvm::Expected<ReducedRank> job::parseRankBody(std::string_view Body) {
+  ByteReader In(Body);
   ReducedRank R;
   R.Source = std::string(In.str());
   R.Rank = In.svar();
@@ -120,7 +127,7 @@ llvm::Expected<ReducedRank> job::readRankFile(const std::string &Path) {
     return fail("a damaged reduced rank: " + llvm::toString(G.takeError()));
   if (!In.atEnd())
     return fail(fmt::format("a damaged reduced rank: {} bytes after its graph",
-                            Body->size() - In.offset()));
+                            Body.size() - In.offset()));
   R.G = std::move(*G);
   return R;
 }

@@ -65,6 +65,9 @@ llvm::Expected<std::string> encodeRankFile(const ReducedRank &R);
 /// Reads the rank file at \p Path; an error in one line says what is wrong
 /// (not a rank file, another version, damaged at which byte).
 llvm::Expected<ReducedRank> readRankFile(const std::string &Path);
+/// The body of a rank file, inflated (what follows its header): the rank's
+/// facts and its graph, every one checked. The fuzz target's entry.
+llvm::Expected<ReducedRank> parseRankBody(std::string_view Body);
 
 } // namespace dd::job
 

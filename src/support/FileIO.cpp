@@ -156,10 +156,10 @@ llvm::Expected<std::string> dd::readFileMaybeGzip(const std::string &Path,
   return (*In)->readAll(Padding);
 }
 
-llvm::Expected<std::string> dd::gzip(std::string_view Data) {
+llvm::Expected<std::string> dd::gzip(std::string_view Data, int Level) {
   z_stream Z;
   std::memset(&Z, 0, sizeof(Z));
-  if (deflateInit2(&Z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+  if (deflateInit2(&Z, Level, Z_DEFLATED, 16 + MAX_WBITS, 8,
                    Z_DEFAULT_STRATEGY) != Z_OK)
     return makeError("cannot initialise zlib");
   std::unique_ptr<z_stream, int (*)(z_stream *)> Guard(&Z, deflateEnd);

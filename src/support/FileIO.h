@@ -50,8 +50,9 @@ bool isGzip(std::string_view Data);
 /// bound InputStream sets (InputStream.h).
 llvm::Expected<std::string> gunzip(std::string_view Data, size_t Padding);
 
-/// Compresses \p Data into one gzip member.
-llvm::Expected<std::string> gzip(std::string_view Data);
+/// Compresses \p Data into one gzip member, at zlib's \p Level (-1: its
+/// default, 6; 1: fastest).
+llvm::Expected<std::string> gzip(std::string_view Data, int Level = -1);
 
 /// Writes \p Data to \p Path: to a temporary file in the same directory,
 /// renamed over \p Path once whole (through a symlink, over the file it

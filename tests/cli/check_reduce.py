@@ -208,6 +208,17 @@ def main(argv):
             expect_refusal(ddscript, ["replay", "--trace", path, *job.ddgs[1:]],
                            words, name)
         refusals = 10
+        if argv[1] == "--copies":
+            # A rank of another job (its world size one more): refused, as
+            # its trace is.
+            odd = os.path.join(tmp, "odd")
+            os.makedirs(odd)
+            other = copies(argv[2], int(argv[3]) + 1, odd)[-1]
+            ddg = os.path.join(odd, "other.ddg")
+            run(ddscript, "reduce", "--trace", other, "-o", ddg, rc=0)
+            expect_refusal(ddscript, ["replay", "--trace", *job.ddgs, ddg],
+                           "not of one job", "another job's rank")
+            refusals += 1
         # Another iteration than the one reduced for: refused, and reduced
         # for it, the same as the traces (a job of several iterations).
         p = run(ddscript, "replay", "--trace", *traces, "--iteration", "all",

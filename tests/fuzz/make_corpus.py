@@ -16,6 +16,9 @@ small in the repository:
   quantity  numbers with units, by hand (first byte: sign allowed, dimension)
   job       the job target's operations, by hand: a clean job of 2 to 6
             ranks, and one of each damage on it (tests/fuzz/job.cpp)
+  rank      the bodies of reduced ranks (`ddscript reduce`, its gzip member
+            inflated) of the smallest traces of tests/data, whole and cut
+            (--ddscript D)
 
 Usage: make_corpus.py [--cupti DIR] [--ddscript FILE]
 (run from anywhere; rewrites the seeds of the corpora it can make)
@@ -172,10 +175,30 @@ def job():
         o.write(bytes([1, 8, 1, 0, 2, 2, 0]))
 
 
+def rank(ddscript):
+    d = out_dir("rank")
+    for rel in ("hta/triton_example.json.gz",
+                "hta/mi250_rocm_minitoy_train.json.gz"):
+        with tempfile.TemporaryDirectory() as t:
+            out = os.path.join(t, "r.ddg")
+            subprocess.run([ddscript, "reduce", "--trace",
+                            os.path.join(DATA, rel), "-o", out], check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(out, "rb") as f:
+                body = gzip.decompress(f.read()[12:])
+        name = os.path.basename(rel).split(".")[0]
+        # The larger one whole (12 KB), and its first half: a cut file.
+        with open(os.path.join(d, name), "wb") as o:
+            o.write(body)
+        with open(os.path.join(d, name + "_cut"), "wb") as o:
+            o.write(body[:len(body) // 2])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cupti", help="the directory dd_make_cupti_fixtures wrote")
-    ap.add_argument("--ddscript", help="a built ddscript (for the vm corpus)")
+    ap.add_argument("--ddscript",
+                    help="a built ddscript (for the vm and rank corpora)")
     a = ap.parse_args()
     kineto()
     dd()
@@ -185,6 +208,7 @@ def main():
         cupti(a.cupti)
     if a.ddscript:
         vm(a.ddscript)
+        rank(a.ddscript)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ fixed seed, with properties that hold for every call:
     with a message (never another exception, never a crash of the
     interpreter, never a hang past the timeout);
   - no input of a call changes: its trace, its job's ranks and its model
-    are the same bytes after it, whatever timeline= and report= named
+    are the same bytes after it, whatever timeline=, report= and reduce's
+    output named
     (a file that is not the call's input may be written: the user named
     it; every file is put back between chunks);
   - no temporary (".NAME.ddscript-PID-N") is left in any folder.
@@ -109,7 +110,7 @@ def draw(rng, d):
               "amp\x00x", "x" * 5000, os.path.join(d, "folder")]
     pick = rng.choice
     what = pick(["load", "replay", "run", "run", "opportunities", "inspect",
-                 "models"])
+                 "models", "reduce"])
     if what == "models":
         return [what, {}]
     load = {"trace": pick(paths[:6]) if rng.random() < 0.85 else pick(paths)}
@@ -142,6 +143,9 @@ def draw(rng, d):
             call["top"] = pick(odd)
     elif what == "inspect":
         call = {}
+    elif what == "reduce":
+        call = {"output": pick(outputs + [os.path.join(d, "out.ddg"),
+                                          os.path.join(d, "folder") + "/"])}
     elif what == "replay":
         pass
     return [what, {"load": load, "call": call}]
@@ -170,6 +174,11 @@ def child(cases):
         try:
             if what == "models":
                 ddscript.models()
+            elif what == "reduce":
+                load = {k: value(v) for k, v in a["load"].items()}
+                ddscript.reduce(load.pop("trace"), value(a["call"]["output"]),
+                                **{k: v for k, v in load.items()
+                                   if k in ("iteration", "calibration")})
             else:
                 load = {k: value(v) for k, v in a["load"].items()}
                 t = ddscript.load(load.pop("trace"), **load)
@@ -234,7 +243,7 @@ def main():
         # link or not): the calls the no-clobber property is about.
         aimed = sum(1 for _, (what, a) in cases
                     for o in (a.get("call", {}).get(k)
-                              for k in ("timeline", "report"))
+                              for k in ("timeline", "report", "output"))
                     if isinstance(o, str) and os.path.exists(o) and any(
                         os.path.samefile(o, i)
                         for i in call_inputs(d, what, a)))
@@ -269,6 +278,12 @@ def main():
                     if os.path.lexists(f):
                         os.unlink(f)
                 shutil.copy(pristine + f, f)
+            # Reduced ranks a call wrote (into the job's folder too), so
+            # that the next chunk's calls see the job as it was.
+            for r, _, fs in os.walk(d):
+                for f in fs:
+                    if f.endswith(".ddg"):
+                        os.unlink(os.path.join(r, f))
             left = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs
                     if ".ddscript-" in f]
             if left:
