@@ -83,65 +83,92 @@ const char *graph::edgeKindName(EdgeKind K) {
   return "?";
 }
 
-void Graph::reserveTasks(size_t N) {
+void Graph::reserveTasks(size_t N, bool Prefault) {
   // A growth copies every task held: counted, so that a caller reserving
   // bit by bit (a job's ranks appended one at a time) shows as quadratic.
   if (N > Kind.capacity())
     work::add(work::Counter::GraphGrowth, numTasks());
   Kind.reserve(N);
-  prefaultCapacity(Kind);
+  if (Prefault)
+    prefaultCapacity(Kind);
   Name.reserve(N);
-  prefaultCapacity(Name);
+  if (Prefault)
+    prefaultCapacity(Name);
   Res.reserve(N);
-  prefaultCapacity(Res);
+  if (Prefault)
+    prefaultCapacity(Res);
   Dur.reserve(N);
-  prefaultCapacity(Dur);
+  if (Prefault)
+    prefaultCapacity(Dur);
   MeasuredDur.reserve(N);
-  prefaultCapacity(MeasuredDur);
+  if (Prefault)
+    prefaultCapacity(MeasuredDur);
   MeasuredStart.reserve(N);
-  prefaultCapacity(MeasuredStart);
+  if (Prefault)
+    prefaultCapacity(MeasuredStart);
   Gap.reserve(N);
-  prefaultCapacity(Gap);
+  if (Prefault)
+    prefaultCapacity(Gap);
   OrderKey.reserve(N);
-  prefaultCapacity(OrderKey);
+  if (Prefault)
+    prefaultCapacity(OrderKey);
   Parent.reserve(N);
-  prefaultCapacity(Parent);
+  if (Prefault)
+    prefaultCapacity(Parent);
   Launcher.reserve(N);
-  prefaultCapacity(Launcher);
+  if (Prefault)
+    prefaultCapacity(Launcher);
   LayerOf.reserve(N);
-  prefaultCapacity(LayerOf);
+  if (Prefault)
+    prefaultCapacity(LayerOf);
   PhaseOf.reserve(N);
-  prefaultCapacity(PhaseOf);
+  if (Prefault)
+    prefaultCapacity(PhaseOf);
   IterationOf.reserve(N);
-  prefaultCapacity(IterationOf);
+  if (Prefault)
+    prefaultCapacity(IterationOf);
   Flags.reserve(N);
-  prefaultCapacity(Flags);
+  if (Prefault)
+    prefaultCapacity(Flags);
   Bytes.reserve(N);
-  prefaultCapacity(Bytes);
+  if (Prefault)
+    prefaultCapacity(Bytes);
   Flops.reserve(N);
-  prefaultCapacity(Flops);
+  if (Prefault)
+    prefaultCapacity(Flops);
   Moved.reserve(N);
-  prefaultCapacity(Moved);
+  if (Prefault)
+    prefaultCapacity(Moved);
   Saved.reserve(N);
-  prefaultCapacity(Saved);
+  if (Prefault)
+    prefaultCapacity(Saved);
   SavedCount.reserve(N);
-  prefaultCapacity(SavedCount);
+  if (Prefault)
+    prefaultCapacity(SavedCount);
   Align.reserve(N);
-  prefaultCapacity(Align);
+  if (Prefault)
+    prefaultCapacity(Align);
   InputPrecision.reserve(N);
-  prefaultCapacity(InputPrecision);
+  if (Prefault)
+    prefaultCapacity(InputPrecision);
   Correlation.reserve(N);
-  prefaultCapacity(Correlation);
+  if (Prefault)
+    prefaultCapacity(Correlation);
   Event.reserve(N);
-  prefaultCapacity(Event);
+  if (Prefault)
+    prefaultCapacity(Event);
   FirstLeaf.reserve(N);
-  prefaultCapacity(FirstLeaf);
+  if (Prefault)
+    prefaultCapacity(FirstLeaf);
   LastLeaf.reserve(N);
-  prefaultCapacity(LastLeaf);
+  if (Prefault)
+    prefaultCapacity(LastLeaf);
   Lead.reserve(N);
-  prefaultCapacity(Lead);
+  if (Prefault)
+    prefaultCapacity(Lead);
   Trail.reserve(N);
-  prefaultCapacity(Trail);
+  if (Prefault)
+    prefaultCapacity(Trail);
 }
 
 TaskId Graph::addTask(TaskKind K, std::string_view TaskName, ResourceId R,

@@ -283,8 +283,10 @@ public:
   bool isGpu(TaskId T) const { return isGpuKind(Kind[T]); }
 
   /// Makes room for \p N tasks in every task column (no reallocation and
-  /// copying while a builder adds them).
-  void reserveTasks(size_t N);
+  /// copying while a builder adds them), mapped at once with \p Prefault
+  /// (Prefault.h); without, the room costs memory only as it fills (a
+  /// job's join, which frees each rank's graph as it appends it).
+  void reserveTasks(size_t N, bool Prefault = true);
   /// Appends a task with default attributes; returns its id.
   TaskId addTask(TaskKind K, std::string_view TaskName, ResourceId R,
                  int64_t Duration);

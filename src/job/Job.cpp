@@ -118,7 +118,7 @@ TaskId append(Graph &To, const Graph &From, int32_t Rank, int64_t Shift) {
   auto Task = [&](TaskId T) { return T == NoTask ? NoTask : T + TaskBase; };
   auto Time = [&](int64_t T) { return T == NoTime ? NoTime : T + Shift; };
   size_t N = From.numTasks();
-  To.reserveTasks(To.numTasks() + N);
+  To.reserveTasks(To.numTasks() + N, /*Prefault=*/false);
   for (TaskId T = 0; T < N; ++T) {
     TaskId X = To.addTask(From.Kind[T], From.name(T),
                           From.Res[T] == NoResource ? NoResource
@@ -620,7 +620,9 @@ llvm::Expected<Job> job::joinPrepared(PreparedJob P) {
     Tasks += R.G.numTasks();
     Edges += R.G.Edges.size();
   }
-  J.G.reserveTasks(Tasks);
+  // Not mapped at once: the ranks' graphs, freed one by one as they are
+  // appended, make room for it as it fills.
+  J.G.reserveTasks(Tasks, /*Prefault=*/false);
   J.G.Edges.reserve(Edges);
   std::vector<TaskId> Base(Ranks.size());
   for (size_t I = 0; I < Ranks.size(); ++I) {
