@@ -341,10 +341,42 @@ llvm::Expected<Graph> graph::readGraph(ByteReader &R) {
   }
   if (R.failed())
     return Fail();
+  // The enclosing containers form a forest: every walk up from a task ends
+  // (a cycle would hold the simulator's walk for ever).
+  std::vector<uint8_t> State(N, 0); // 0 not seen, 1 on this walk, 2 ends
+  std::vector<TaskId> Walk;
+  for (TaskId T = 0; T < N; ++T) {
+    TaskId X = T;
+    Walk.clear();
+    while (X != NoTask && State[X] == 0) {
+      State[X] = 1;
+      Walk.push_back(X);
+      X = G.Parent[X];
+    }
+    if (X != NoTask && State[X] == 1) {
+      R.fail(fmt::format("task {} encloses itself (its parents make a cycle)",
+                         X));
+      return Fail();
+    }
+    for (TaskId W : Walk)
+      State[W] = 2;
+  }
   for (TaskId T = 0; T < N; ++T) {
     bool Container = G.Flags[T] & TF_Container;
     if (!Container && G.Res[T] == NoResource) {
       R.fail(fmt::format("task {} runs on no resource", T));
+      return Fail();
+    }
+    // A container's first and last leaf: both or neither, leaves of one
+    // resource (leavesOf scans that resource between them).
+    TaskId First = G.FirstLeaf[T], Last = G.LastLeaf[T];
+    if (!Container || (First == NoTask && Last == NoTask))
+      continue;
+    if (First == NoTask || Last == NoTask || G.isContainer(First) ||
+        G.isContainer(Last) || G.Res[First] != G.Res[Last]) {
+      R.fail(fmt::format("container {}'s first and last leaves ({} and {}) "
+                         "are not leaves of one resource",
+                         T, First, Last));
       return Fail();
     }
   }
