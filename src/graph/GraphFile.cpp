@@ -354,8 +354,8 @@ llvm::Expected<Graph> graph::readGraph(ByteReader &R) {
       X = G.Parent[X];
     }
     if (X != NoTask && State[X] == 1) {
-      R.fail(fmt::format("task {} encloses itself (its parents make a cycle)",
-                         X));
+      R.fail(
+          fmt::format("task {} encloses itself (its parents make a cycle)", X));
       return Fail();
     }
     for (TaskId W : Walk)

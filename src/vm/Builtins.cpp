@@ -236,6 +236,9 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     return Value::id(VKind::Device,
                      static_cast<uint32_t>(Spec - gpuCatalogue().data()) + 1);
   }
+  case BuiltinId::model_blocks:
+    return modelBlocks(given(Args, 0) ? Num(0, "model_blocks()").asNumber()
+                                      : 2);
   case BuiltinId::worker_thread:
     if (!Args[0].is(VKind::String))
       fail("worker_thread() takes the thread's name, a string, got " +

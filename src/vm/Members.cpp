@@ -7,6 +7,8 @@
 #include "trace/Saved.h"
 #include "vm/VMImpl.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -25,6 +27,8 @@ static std::optional<TypeKind> ownerOf(VKind K) {
     return TypeKind::Set;
   case VKind::Layer:
     return TypeKind::Layer;
+  case VKind::ModelBlock:
+    return TypeKind::ModelBlock;
   case VKind::Resource:
     return TypeKind::Resource;
   case VKind::Block:
@@ -500,6 +504,13 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
       Items.push_back(Value::id(VKind::Layer, L));
     return Value::list(std::move(Items));
   }
+  case MemberId::TraceInfo_blocks:
+    return modelBlocks(2);
+  case MemberId::ModelBlock_index:
+  case MemberId::ModelBlock_layers:
+  case MemberId::ModelBlock_tasks:
+  case MemberId::ModelBlock_kernels:
+    return modelBlockMember(Obj.asId(), *Id);
   case MemberId::TraceInfo_world_size:
     return Env.WorldSize < 0 ? Value::none()
                              : Plain(static_cast<double>(Env.WorldSize));
@@ -649,4 +660,63 @@ Value Interpreter::deviceMember(uint32_t Id, bc::MemberId M) {
   default:
     fail("internal error: not a device member");
   }
+}
+
+Value Interpreter::modelBlocks(double MinLayers) {
+  if (!(MinLayers >= 1 && MinLayers <= 1e6) ||
+      MinLayers != std::floor(MinLayers))
+    fail(fmt::format("model_blocks() takes the fewest layers in a block, a "
+                     "whole number from 1, not {}",
+                     MinLayers));
+  unsigned Min = static_cast<unsigned>(MinLayers);
+  auto [It, New] = BlockSearchOf.try_emplace(
+      Min, static_cast<uint32_t>(BlockSearches.size()));
+  if (New) {
+    if (BlockSearches.size() >= (1u << 15))
+      fail("model_blocks() asked with too many different sizes");
+    BlockSearches.push_back(graph::findModelBlocks(graph(), Min));
+    if (BlockSearches.back().Count >= (1u << 16))
+      fail(fmt::format("{} repeated blocks: more than ddscript numbers",
+                       BlockSearches.back().Count));
+  }
+  const graph::ModelBlocks &B = BlockSearches[It->second];
+  std::vector<Value> Items;
+  for (uint32_t I = 0; I < B.Count; ++I)
+    Items.push_back(Value::id(VKind::ModelBlock, (It->second << 16) | I));
+  chargeList(Items.size());
+  return Value::list(std::move(Items));
+}
+
+Value Interpreter::modelBlockMember(uint32_t Id, MemberId M) {
+  const graph::Graph &G = graph();
+  const graph::ModelBlocks &B = BlockSearches[Id >> 16];
+  uint32_t Index = Id & 0xffff;
+  auto First = B.Layers.begin() + size_t(Index) * B.Period;
+  std::vector<graph::LayerId> Own(First, First + B.Period);
+  if (M == MemberId::ModelBlock_index)
+    return Value::number(static_cast<double>(Index));
+  if (M == MemberId::ModelBlock_layers) {
+    std::vector<Value> Items;
+    for (graph::LayerId L : Own)
+      Items.push_back(Value::id(VKind::Layer, L));
+    chargeList(Items.size());
+    return Value::list(std::move(Items));
+  }
+  // tasks and kernels: its layers' and theirs below them (a parent comes
+  // before its children, so one pass from the block's first layer finds
+  // them).
+  llvm::BitVector In(G.Layers.size());
+  for (graph::LayerId L : Own)
+    In.set(L);
+  for (size_t L = Own.front() + 1; L < G.Layers.size(); ++L)
+    if (G.Layers[L].Parent != graph::NoLayer && In.test(G.Layers[L].Parent))
+      In.set(L);
+  std::vector<TaskId> Out;
+  for (unsigned L : In.set_bits())
+    for (TaskId T : taskIndex().ByLayer[L])
+      if (!G.isRemoved(T) && (M == MemberId::ModelBlock_tasks || G.isGpu(T)))
+        Out.push_back(T);
+  std::sort(Out.begin(), Out.end());
+  chargeList(Out.size(), 0);
+  return taskSet(TaskSet::fromSorted(std::move(Out)));
 }

@@ -46,6 +46,8 @@ std::string vm::describeValue(const Value &V) {
     return "a task set";
   case VKind::Layer:
     return "a layer";
+  case VKind::ModelBlock:
+    return "a model block";
   case VKind::Resource:
     return "a resource";
   case VKind::Block:
@@ -364,6 +366,7 @@ bool Interpreter::equalScalar(const Value &A, const Value &B) {
     return A.as<RegexObj>()->Pattern == B.as<RegexObj>()->Pattern;
   case VKind::Task:
   case VKind::Layer:
+  case VKind::ModelBlock:
   case VKind::Block:
   case VKind::Resource:
     return A.asId() == B.asId();
@@ -614,6 +617,12 @@ std::string Interpreter::showScalar(const Value &V) {
     return fmt::format("set of {} tasks", V.as<SetObj>()->S.count());
   case VKind::Layer:
     return "layer " + G.Layers[V.asId()].Name;
+  case VKind::ModelBlock: {
+    const graph::ModelBlocks &B = BlockSearches[V.asId() >> 16];
+    uint32_t I = V.asId() & 0xffff;
+    return fmt::format("model block {} of {} ({} layers from {})", I, B.Count,
+                       B.Period, G.Layers[B.Layers[I * B.Period]].Name);
+  }
   case VKind::Block:
     return showBlock(V.asId());
   case VKind::BlockSet:

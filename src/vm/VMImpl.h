@@ -5,6 +5,7 @@
 #include "vm/VM.h"
 #include "vm/Value.h"
 
+#include "graph/ModelBlocks.h"
 #include "memory/MemoryModel.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -99,6 +100,15 @@ public:
   /// A member of a device value: \p Id 0 the traced GPU, else entry Id - 1
   /// of the GPU catalogue.
   Value deviceMember(uint32_t Id, bc::MemberId M);
+  /// The model's repeated blocks of \p MinLayers layers or more, found at
+  /// their first use in the run (graph::findModelBlocks), as a list of
+  /// model block values; a value's id is the search's slot << 16 and the
+  /// block's index.
+  Value modelBlocks(double MinLayers);
+  /// A member of the model block value whose id is \p Id.
+  Value modelBlockMember(uint32_t Id, bc::MemberId M);
+  std::vector<graph::ModelBlocks> BlockSearches;
+  std::map<unsigned, uint32_t> BlockSearchOf;
   Value callMethod(const BoundObj &B, std::vector<Value> &Args);
   Value builtin(bc::BuiltinId Id, std::vector<Value> &Args);
   Value taskSet(TaskSet S) { return Value::set(std::move(S)); }

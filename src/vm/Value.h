@@ -35,6 +35,7 @@ enum class VKind : uint8_t {
   Task,
   Set,
   Layer,
+  ModelBlock, ///< a model's repeated block (Interpreter::modelBlocks)
   Resource,
   Block,    ///< a memory block (id into the memory model)
   BlockSet, ///< a set of memory blocks
