@@ -56,6 +56,19 @@ std::string iterationOf(std::string_view Choice, int64_t Steady) {
   return std::string(Choice);
 }
 
+/// \p L as its rank \p R gives it (read from its trace or its .ddg).
+void fill(job::ReducedRank R, Loaded &L) {
+  L.Warnings = std::move(R.Warnings);
+  L.Source = std::move(R.Source);
+  L.Rank = R.Rank;
+  L.WorldSize = R.WorldSize;
+  L.FromCollector = R.FromCollector;
+  L.Device.Name = std::move(R.DeviceName);
+  L.Device.Memory = R.DeviceMemory;
+  L.Device.Sms = R.DeviceSms;
+  L.G = std::move(R.G);
+}
+
 /// Loads the reduced rank \p L.Path (job/RankFile.h), which must have been
 /// read for the iteration \p Choice and with the calibration
 /// \p Calibration: its graph is then the one its trace would give.
@@ -88,43 +101,19 @@ void loadReduced(std::string_view Choice, const std::string &Calibration,
         Want.empty() ? std::string("N") : Want, Has.empty() ? "N" : Has);
     return;
   }
-  L.Warnings = std::move(R->Warnings);
-  L.Source = R->Source;
-  L.Rank = R->Rank;
-  L.WorldSize = R->WorldSize;
-  L.FromCollector = R->FromCollector;
-  L.Device.Name = R->DeviceName;
-  L.Device.Memory = R->DeviceMemory;
-  L.Device.Sms = R->DeviceSms;
-  L.G = std::move(R->G);
+  fill(std::move(*R), L);
 }
 
 void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
               const std::string &Calibration, Loaded &L) {
   if (job::isRankFilePath(L.Path))
     return loadReduced(Choice, Calibration, L);
-  auto F = readTraceFor(L.Path, Choice != "all", Choice, false, nullptr);
-  if (!F) {
-    L.Error = llvm::toString(F.takeError());
+  auto R = readRank(L.Path, Choice, BO, Calibration);
+  if (!R) {
+    L.Error = llvm::toString(R.takeError());
     return;
   }
-  const trace::Trace &T = F->Trace;
-  L.Warnings = T.Warnings;
-  L.Rank = T.Distributed.Rank;
-  L.FromCollector = T.FromCollector;
-  L.WorldSize = T.Distributed.WorldSize;
-  if (!T.Devices.empty()) {
-    L.Device.Name = T.Devices.front().Name;
-    L.Device.Memory = T.Devices.front().TotalGlobalMem;
-    L.Device.Sms = T.Devices.front().NumSms;
-  }
-  auto G = graph::buildGraph(T, BO, nullptr);
-  if (!G) {
-    L.Error = llvm::toString(G.takeError());
-    return;
-  }
-  G->Span = F->Span;
-  L.G = std::move(*G);
+  fill(std::move(*R), L);
 }
 
 struct RankRow {
@@ -323,6 +312,37 @@ void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
 }
 
 } // namespace
+
+llvm::Expected<job::ReducedRank>
+dd::driver::readRank(const std::string &Path, std::string_view Choice,
+                     const graph::BuildOptions &BO,
+                     const std::string &Calibration) {
+  auto F = readTraceFor(Path, Choice != "all", Choice, false, nullptr);
+  if (!F)
+    return F.takeError();
+  const trace::Trace &T = F->Trace;
+  job::ReducedRank R;
+  R.Source = Path;
+  R.Rank = T.Distributed.Rank;
+  R.WorldSize = T.Distributed.WorldSize;
+  R.FromCollector = T.FromCollector;
+  if (!T.Devices.empty()) {
+    R.DeviceName = T.Devices.front().Name;
+    R.DeviceMemory = T.Devices.front().TotalGlobalMem;
+    R.DeviceSms = T.Devices.front().NumSms;
+  }
+  R.Warnings = T.Warnings;
+  R.Iteration = std::string(Choice);
+  R.Calibration = Calibration;
+  auto G = graph::buildGraph(T, BO, nullptr);
+  if (!G)
+    return G.takeError();
+  G->Span = F->Span;
+  R.G = std::move(*G);
+  size_t D = defaultIteration(R.G);
+  R.Steady = D < R.G.Iterations.size() ? R.G.Iterations[D].Number : -1;
+  return R;
+}
 
 std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   if (!O.Window.empty()) {

@@ -33,12 +33,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The number of \p G's steady-state iteration, or -1 where it has none.
-int64_t steadyNumber(const graph::Graph &G) {
-  size_t D = defaultIteration(G);
-  return D < G.Iterations.size() ? G.Iterations[D].Number : -1;
-}
-
 /// One rank reduced: its file's bytes and what is said of it, or what went
 /// wrong.
 struct Reduced {
@@ -53,34 +47,12 @@ struct Reduced {
 
 void reduceOne(const TraceOptions &O, const graph::BuildOptions &BO,
                Reduced &R) {
-  auto F =
-      readTraceFor(R.Trace, O.Iteration != "all", O.Iteration, false, nullptr);
-  if (!F) {
-    R.Error = llvm::toString(F.takeError());
+  auto Rank = readRank(R.Trace, O.Iteration, BO, O.Calibration);
+  if (!Rank) {
+    R.Error = llvm::toString(Rank.takeError());
     return;
   }
-  const trace::Trace &T = F->Trace;
-  job::ReducedRank Out;
-  Out.Source = R.Trace;
-  Out.Rank = T.Distributed.Rank;
-  Out.WorldSize = T.Distributed.WorldSize;
-  Out.FromCollector = T.FromCollector;
-  if (!T.Devices.empty()) {
-    Out.DeviceName = T.Devices.front().Name;
-    Out.DeviceMemory = T.Devices.front().TotalGlobalMem;
-    Out.DeviceSms = T.Devices.front().NumSms;
-  }
-  Out.Warnings = T.Warnings;
-  Out.Iteration = O.Iteration;
-  Out.Calibration = O.Calibration;
-  auto G = graph::buildGraph(T, BO, nullptr);
-  if (!G) {
-    R.Error = llvm::toString(G.takeError());
-    return;
-  }
-  G->Span = F->Span;
-  Out.G = std::move(*G);
-  Out.Steady = steadyNumber(Out.G);
+  job::ReducedRank &Out = *Rank;
   auto Bytes = job::encodeRankFile(Out);
   if (!Bytes) {
     R.Error = llvm::toString(Bytes.takeError());

@@ -6,6 +6,7 @@
 #include "driver/Commands.h"
 #include "driver/Console.h"
 #include "job/Job.h"
+#include "job/RankFile.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 #include "vm/VM.h"
@@ -97,6 +98,14 @@ struct LoadedRanks {
   std::vector<std::string> Sources;
 };
 
+/// One rank of a job read from its trace \p Path as the job's commands read
+/// it (only what iteration \p Choice needs, where the trace allows), and
+/// its graph built: what a job loads, and what `reduce` writes
+/// (job/RankFile.h), so that a reduced rank is the rank its trace gives.
+llvm::Expected<job::ReducedRank> readRank(const std::string &Path,
+                                          std::string_view Choice,
+                                          const graph::BuildOptions &BO,
+                                          const std::string &Calibration);
 /// Loads every rank on threads (each reads only the iterations it needs
 /// when --iteration names one) and builds its graph; nullopt, the error
 /// printed, for a trace that cannot be read, a --window, or traces of
