@@ -24,10 +24,13 @@
 #include "driver/Predict.h"
 #include "driver/Run.h"
 #include "driver/Session.h"
+#include "graph/KernelClass.h"
+#include "job/Job.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -63,6 +66,109 @@ template <typename Fn> py::tuple call(Fn &&Command) {
     C = Cap.take();
   }
   return reply(Rc == ExitOk, C);
+}
+
+/// A graph's tasks as columns (what `Trace.tasks()` returns): \p Which
+/// "all", "kernels" (GPU work: kernels, copies, sets, communication) or
+/// "ops" (CPU operators); measured times on the trace's clock, replayed
+/// ones from \p R (put on the same clock); with \p J, each task's rank.
+struct Columns {
+  std::vector<uint32_t> Id;
+  std::vector<std::string> Name, Kind, Class, Layer, Phase, Resource;
+  std::vector<int64_t> Iteration, Rank, Start, Duration, ReplayedStart,
+      ReplayedDuration;
+  std::vector<double> Flops, Bytes;
+  std::vector<bool> Container;
+};
+
+Columns columnsOf(const graph::Graph &G, const sim::SimResult &R,
+                  const job::Job *J, std::string_view Which) {
+  Columns C;
+  std::vector<double> Flops = graph::taskFlops(G);
+  std::vector<double> Moved = graph::taskMovedBytes(G);
+  size_t RankIndex = 0;
+  for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
+    if (G.isRemoved(T) || G.MeasuredStart[T] == graph::NoTime)
+      continue;
+    bool Gpu = G.isGpu(T);
+    if ((Which == "kernels" && !Gpu) ||
+        (Which == "ops" && G.Kind[T] != graph::TaskKind::CpuOp))
+      continue;
+    C.Id.push_back(T);
+    C.Name.emplace_back(G.name(T));
+    C.Kind.emplace_back(graph::taskKindName(G.Kind[T]));
+    C.Class.emplace_back(
+        Gpu ? graph::kernelClassName(graph::kernelClassOf(G, T)) : "");
+    C.Layer.emplace_back(G.LayerOf[T] == graph::NoLayer
+                             ? std::string()
+                             : G.Layers[G.LayerOf[T]].Name);
+    C.Phase.emplace_back(graph::phaseName(G.PhaseOf[T]));
+    C.Resource.emplace_back(G.Res[T] == graph::NoResource
+                                ? std::string()
+                                : G.Resources[G.Res[T]].Name);
+    C.Iteration.push_back(
+        G.IterationOf[T] < 0 ? -1 : G.Iterations[G.IterationOf[T]].Number);
+    if (J) {
+      while (RankIndex + 1 < J->Ranks.size() &&
+             T >= J->Ranks[RankIndex].EndTask)
+        ++RankIndex;
+      C.Rank.push_back(J->Ranks[RankIndex].Rank);
+    }
+    C.Start.push_back(G.MeasuredStart[T]);
+    C.Duration.push_back(G.MeasuredDur[T]);
+    bool Timed = T < R.Start.size() && R.Start[T] != graph::NoTime &&
+                 R.End[T] != graph::NoTime;
+    C.ReplayedStart.push_back(Timed ? R.Start[T] + G.Origin : -1);
+    C.ReplayedDuration.push_back(Timed ? R.End[T] - R.Start[T] : -1);
+    C.Flops.push_back(Flops[T]);
+    C.Bytes.push_back(Moved[T]);
+    C.Container.push_back(G.isContainer(T));
+  }
+  return C;
+}
+
+/// \p C as a dict of Python lists; None for what is unknown (no class,
+/// layer or iteration; NaN FLOPs and bytes; -1 replayed times).
+py::dict toPython(const Columns &C) {
+  py::dict D;
+  auto Text = [](const std::vector<std::string> &V) {
+    py::list L;
+    for (const std::string &S : V)
+      L.append(S.empty() ? py::object(py::none()) : py::object(py::str(S)));
+    return L;
+  };
+  auto Ints = [](const std::vector<int64_t> &V, bool NoneBelowZero) {
+    py::list L;
+    for (int64_t X : V)
+      L.append(NoneBelowZero && X < 0 ? py::object(py::none())
+                                      : py::object(py::int_(X)));
+    return L;
+  };
+  auto Reals = [](const std::vector<double> &V) {
+    py::list L;
+    for (double X : V)
+      L.append(std::isnan(X) ? py::object(py::none())
+                             : py::object(py::float_(X)));
+    return L;
+  };
+  D["id"] = py::cast(C.Id);
+  D["name"] = py::cast(C.Name);
+  D["kind"] = py::cast(C.Kind);
+  D["class"] = Text(C.Class);
+  D["layer"] = Text(C.Layer);
+  D["phase"] = py::cast(C.Phase);
+  D["resource"] = Text(C.Resource);
+  D["iteration"] = Ints(C.Iteration, true);
+  if (!C.Rank.empty())
+    D["rank"] = py::cast(C.Rank);
+  D["start_ns"] = py::cast(C.Start);
+  D["duration_ns"] = py::cast(C.Duration);
+  D["replayed_start_ns"] = Ints(C.ReplayedStart, true);
+  D["replayed_duration_ns"] = Ints(C.ReplayedDuration, true);
+  D["flops"] = Reals(C.Flops);
+  D["bytes"] = Reals(C.Bytes);
+  D["container"] = py::cast(C.Container);
+  return D;
 }
 
 /// A trace, or a job's traces, as ddscript.load gives them.
@@ -164,6 +270,26 @@ public:
     return runOpportunities(Opp, options("", Report));
   }
 
+  /// The tasks as columns (columnsOf): one trace's graph and replay as
+  /// loaded; a job's ranks read, joined and replayed, as `replay` does.
+  /// False, the error printed, where the job cannot be.
+  bool tasks(std::string_view Which, Columns &Out) const {
+    if (!isJob()) {
+      Out = columnsOf(Setup->G, Setup->Base, nullptr, Which);
+      return true;
+    }
+    auto L = loadJobFor(O);
+    if (!L)
+      return false;
+    auto R = sim::simulate(L->Job.G);
+    if (!R) {
+      reportError("ddscript", llvm::toString(R.takeError()));
+      return false;
+    }
+    Out = columnsOf(L->Job.G, *R, &L->Job, Which);
+    return true;
+  }
+
 private:
   TraceOptions O;
   std::string Unprofiled;
@@ -193,6 +319,18 @@ PYBIND11_MODULE(_ddscript, M) {
                return T.run(Model, std::move(Settings), MaxSteps, Timeline,
                             Report);
              });
+           })
+      .def("tasks",
+           [](const Trace &T, const std::string &Which) {
+             Columns C;
+             py::tuple R = call([&] {
+               return T.tasks(Which, C) ? static_cast<int>(ExitOk)
+                                        : static_cast<int>(ExitBadInput);
+             });
+             py::object Cols = py::none();
+             if (R[0].cast<bool>())
+               Cols = toPython(C);
+             return py::make_tuple(R[0], R[1], R[2], Cols);
            })
       .def("opportunities",
            [](Trace &T, double Factor, size_t Top, const std::string &Report) {

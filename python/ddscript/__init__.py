@@ -22,7 +22,8 @@ import warnings
 
 from . import _ddscript
 
-__all__ = ["Error", "Result", "Results", "Trace", "load", "models", "reduce"]
+__all__ = ["Error", "Result", "Results", "Table", "Trace", "load", "models",
+           "reduce"]
 
 
 class Error(Exception):
@@ -100,6 +101,29 @@ class _Table:
         # In a frame of its own: the page's styles and scripts stay in it.
         return ('<iframe srcdoc="{}" style="width:100%;height:640px;'
                 'border:1px solid #ddd"></iframe>'.format(html.escape(page)))
+
+
+class Table(dict):
+    """Columns of equal length, by name (a dict of lists): t.kernels()["name"]
+    is every kernel's name. len() is the number of rows; rows() gives each
+    as a dict; to_pandas() the DataFrame (pandas imported only then)."""
+
+    def __len__(self):
+        return len(self["id"]) if "id" in self else 0
+
+    def rows(self):
+        names = list(self.keys())
+        for values in zip(*(self[n] for n in names)):
+            yield dict(zip(names, values))
+
+    def to_pandas(self):
+        import pandas  # only when asked: pandas is not needed otherwise
+
+        return pandas.DataFrame(dict(self))
+
+    def __repr__(self):
+        return "<ddscript.Table of {} rows: {}>".format(
+            len(self), ", ".join(self.keys()))
 
 
 class Result(_Table, dict):
@@ -206,6 +230,32 @@ class Trace:
 
         out = call(_path(timeline), _path(report))
         return _results(out, rows=rows, report=lambda p: call("", p))
+
+    def tasks(self):
+        """Every task of the graph as a Table: one row per task (CPU calls
+        and operators, GPU kernels, copies, sets, communication), with
+        id, name, kind, class (GPU work's kernel class), layer, phase,
+        resource (thread or stream), iteration, rank (a job's),
+        start_ns and duration_ns (as measured, on the trace's clock),
+        replayed_start_ns and replayed_duration_ns (the replay, on the same
+        clock), flops and bytes (from recorded shapes: an operator's, a
+        kernel's share of its operator's) and container (a call that
+        encloses others). None where a value is unknown."""
+        return self._table("all")
+
+    def kernels(self):
+        """tasks() of the GPU work: kernels, copies, sets, communication."""
+        return self._table("kernels")
+
+    def ops(self):
+        """tasks() of the CPU operators (aten::, autograd), containers
+        included."""
+        return self._table("ops")
+
+    def _table(self, which):
+        reply = self._t.tasks(which)
+        _check(reply)
+        return Table(reply[3])
 
     def opportunities(self, *, factor=2, top=10, report=None):
         """`ddscript opportunities`: simulated what-ifs (each kernel class,

@@ -98,6 +98,44 @@ class Module(unittest.TestCase):
                          cli("opportunities", "--trace", self.resnet,
                              "--top", "3"))
 
+    def test_tables(self):
+        # The graph's tasks as columns, as inspect counts them: each top
+        # kernel's calls and total time; kernels and operators partition
+        # what they select of the tasks.
+        tasks, kernels, ops = (self.trace.tasks(), self.trace.kernels(),
+                               self.trace.ops())
+        self.assertIsInstance(kernels, self.dd.Table)
+        for t in (tasks, kernels, ops):
+            self.assertTrue(all(len(c) == len(t) for c in t.values()))
+        gpu = {"kernel", "memcpy", "memset", "comm"}
+        self.assertEqual(len(kernels), sum(k in gpu for k in tasks["kind"]))
+        self.assertEqual(set(ops["kind"]), {"cpu_op"})
+        self.assertEqual(len(ops), tasks["kind"].count("cpu_op"))
+        for top in cli("inspect", "--trace", self.resnet)["top_kernels"][:3]:
+            rows = [r for r in kernels.rows() if r["name"] == top["name"]]
+            self.assertEqual(len(rows), top["count"])
+            self.assertEqual(sum(r["duration_ns"] for r in rows),
+                             top["total_ns"])
+        # GEMMs and convolutions carry FLOPs from their operators' shapes;
+        # a copy carries none.
+        self.assertTrue(any(f for f, c in zip(kernels["flops"],
+                                              kernels["class"])
+                            if c in ("gemm", "conv")))
+        self.assertTrue(all(f is None for f, c in zip(kernels["flops"],
+                                                      kernels["class"])
+                            if c == "copy"))
+        self.assertTrue(all(c is None for c in ops["class"]))
+
+    def test_job_tables(self):
+        job = self.dd.load(os.path.join(ARGS.data, "param", "dlrm_8rank"))
+        kernels = job.kernels()
+        self.assertEqual(sorted(set(kernels["rank"])), list(range(8)))
+        comm = [r for r in kernels.rows() if r["kind"] == "comm"]
+        self.assertTrue(comm)
+        # Each rank's collectives, measured, are the rank's own.
+        for rank in range(8):
+            self.assertTrue(any(r["rank"] == rank for r in comm))
+
     def test_job_replays(self):
         job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
         job = self.dd.load(job_dir)
