@@ -2,9 +2,10 @@
 
 #include "builder/BuilderImpl.h"
 
+#include "ops/Saved.h"
+#include "ops/Sizes.h"
 #include "support/Error.h"
-#include "trace/Saved.h"
-#include "trace/Sizes.h"
+#include "trace/RecordedBytes.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -214,7 +215,7 @@ void detail::noteCommGroup(BuildContext &C, EventId E, TaskId X) {
   std::string Key = fmt::format("{} {}", *Name, *Ranks);
   auto [It, New] = C.CommGroupIndex.try_emplace(Key, ~0u);
   if (New) {
-    if (auto List = trace::rankList(*Ranks)) {
+    if (auto List = ops::rankList(*Ranks)) {
       It->second = static_cast<uint32_t>(C.G.CommGroups.size());
       C.G.CommGroups.push_back({std::string(*Name), std::move(*List)});
     }
@@ -267,31 +268,31 @@ llvm::Error detail::createTasks(BuildContext &C) {
         WorkOf.try_emplace({T.Name[E], Dims->Value, ConcreteId, TypesId});
     if (!New)
       return It->second;
-    It->second.Precision = trace::inputPrecision(
+    It->second.Precision = ops::inputPrecision(
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "");
-    auto Shapes = trace::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
+    auto Shapes = ops::inputShapes(T.str(static_cast<StringId>(Dims->Value)));
     if (!Shapes)
       return It->second; // the precision, as later lookups find it
     std::string_view DimsJson = T.str(static_cast<StringId>(Dims->Value));
     std::optional<std::vector<double>> Lists;
-    if (trace::isPointwiseWorkOp(T.name(E)))
-      Lists = trace::listElements(DimsJson);
-    std::optional<trace::OpWork> W = trace::opWork(
+    if (ops::isPointwiseWorkOp(T.name(E)))
+      Lists = ops::listElements(DimsJson);
+    std::optional<ops::OpWork> W = ops::opWork(
         T.name(E), *Shapes,
         ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "",
         Lists ? *Lists : std::vector<double>());
     std::string_view TypesJson =
         TypesId >= 0 ? T.str(static_cast<StringId>(TypesId)) : "";
-    auto In = trace::tensorInputBytes(DimsJson, TypesJson, W ? W->Unread : 0);
+    auto In = ops::tensorInputBytes(DimsJson, TypesJson, W ? W->Unread : 0);
     if (W) {
       It->second.Flops = W->Flops;
       It->second.Align = static_cast<uint8_t>(W->Align);
     }
     if (In)
-      It->second.Moved = trace::movedBytes(T.name(E), *Shapes, W, *In,
-                                           trace::elementSize(TypesJson))
+      It->second.Moved = ops::movedBytes(T.name(E), *Shapes, W, *In,
+                                         ops::elementSize(TypesJson))
                              .value_or(-1);
-    if (auto S = trace::savedTensors(
+    if (auto S = ops::savedTensors(
             T.name(E), DimsJson, TypesJson,
             ConcreteId >= 0 ? T.str(static_cast<StringId>(ConcreteId)) : "")) {
       It->second.Saved = S->Bytes;

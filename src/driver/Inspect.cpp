@@ -6,7 +6,7 @@
 #include "driver/Session.h"
 #include "graph/KernelClass.h"
 #include "memory/MemoryModel.h"
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -185,8 +185,8 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     ClassTally Tally;
     std::vector<double> Flops = graph::taskFlops(*G);
     std::vector<double> Moved = graph::taskMovedBytes(*G);
-    const GpuSpec *Spec =
-        T.Devices.empty() ? nullptr : gpuForDevice(T.Devices.front().Name);
+    const ops::GpuSpec *Spec =
+        T.Devices.empty() ? nullptr : ops::gpuForDevice(T.Devices.front().Name);
     if (Spec) {
       F.PeakGpu = Spec->Key;
       F.SpecBandwidth = Spec->BandwidthGBs;
@@ -195,7 +195,7 @@ Facts collect(const trace::Trace &T, const graph::Graph *G) {
     // has no path for it); 0 where the name shows no precision.
     auto Peak = [&](graph::TaskId X) {
       std::string_view P = graph::kernelPrecision(G->name(X));
-      return !Spec || P.empty() ? 0.0 : peakTflops(*Spec, P);
+      return !Spec || P.empty() ? 0.0 : ops::peakTflops(*Spec, P);
     };
     for (graph::TaskId X = 0; X < G->numTasks(); ++X)
       if (G->isGpu(X) && G->MeasuredDur[X] != graph::NoTime)

@@ -185,21 +185,21 @@ public:
   std::vector<uint8_t> Flags;
   std::vector<int64_t> Bytes; ///< bytes moved, or -1
   /// An operator's floating-point operations as its recorded input shapes
-  /// give them (trace::opWork: matrix multiplies, convolutions, attention,
+  /// give them (ops::opWork: matrix multiplies, convolutions, attention,
   /// norms, softmaxes, embeddings, elementwise operators, reductions,
   /// tensor-list operators), or -1.
   std::vector<int64_t> Flops;
   /// An operator's bytes moved at least (inputs read, outputs written) as
-  /// its recorded shapes give them (trace::movedBytes), or -1.
+  /// its recorded shapes give them (ops::movedBytes), or -1.
   std::vector<int64_t> Moved;
-  /// A forward operator's tensors saved for backward (trace::savedTensors):
+  /// A forward operator's tensors saved for backward (ops::savedTensors):
   /// their bytes, or -1, and how many.
   std::vector<int64_t> Saved;
   std::vector<int32_t> SavedCount;
-  /// A matrix multiply's alignment (trace::OpWork::Align), or 0.
+  /// A matrix multiply's alignment (ops::OpWork::Align), or 0.
   std::vector<uint8_t> Align;
   /// An operator's floating-point inputs as recorded ("Input type"): an
-  /// index into trace::Precisions (0: none recorded).
+  /// index into ops::Precisions (0: none recorded).
   std::vector<uint8_t> InputPrecision;
   std::vector<int64_t> Correlation; ///< CUPTI correlation id, or -1
   std::vector<uint32_t> Event;      ///< trace event, or ~0u

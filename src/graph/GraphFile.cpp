@@ -2,7 +2,7 @@
 
 #include "graph/GraphFile.h"
 
-#include "trace/Sizes.h"
+#include "ops/Sizes.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@ using namespace dd::graph;
 
 namespace {
 
-constexpr size_t NumPrecisions = std::size(trace::Precisions);
+constexpr size_t NumPrecisions = std::size(ops::Precisions);
 
 template <typename E> void writeEnum(ByteWriter &W, const std::vector<E> &C) {
   for (E V : C)

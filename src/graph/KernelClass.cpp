@@ -15,7 +15,7 @@
 
 #include "graph/KernelClass.h"
 
-#include "trace/Sizes.h"
+#include "ops/Sizes.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -351,7 +351,7 @@ std::vector<double> graph::taskFlops(const Graph &G) {
   auto IsPointwise = [&](TaskId P) {
     auto [It, New] = Pointwise.try_emplace(P, false);
     if (New)
-      It->second = trace::isPointwiseWorkOp(G.name(P));
+      It->second = ops::isPointwiseWorkOp(G.name(P));
     return It->second;
   };
   return spreadOverKernels(G, G.Flops, [&](TaskId T) -> TaskId {
@@ -448,9 +448,9 @@ std::string_view graph::kernelPrecision(std::string_view Kernel) {
 
 std::string_view graph::taskPrecision(const Graph &G, TaskId T) {
   if (!G.isGpu(T))
-    return trace::Precisions[G.InputPrecision[T]];
+    return ops::Precisions[G.InputPrecision[T]];
   if (std::string_view P = kernelPrecision(G.name(T)); !P.empty())
     return P;
   TaskId Op = launchingOp(G, T);
-  return Op == NoTask ? "" : trace::Precisions[G.InputPrecision[Op]];
+  return Op == NoTask ? "" : ops::Precisions[G.InputPrecision[Op]];
 }

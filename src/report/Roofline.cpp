@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "graph/KernelClass.h"
+#include "ops/Gpus.h"
 #include "report/ReportImpl.h"
-#include "support/Gpus.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,7 +63,7 @@ Roofline detail::roofline(const RunData &D) {
             });
   if (R.Points.size() > Roofline::MaxPoints)
     R.Points.resize(Roofline::MaxPoints);
-  if (const GpuSpec *S = gpuForDevice(D.DeviceName)) {
+  if (const ops::GpuSpec *S = ops::gpuForDevice(D.DeviceName)) {
     R.Gpu = S->Key;
     R.BandwidthGBs = S->BandwidthGBs;
     for (auto [Name, V] : {std::pair<const char *, double>{"fp32", S->Fp32},

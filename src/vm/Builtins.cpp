@@ -1,7 +1,7 @@
 //===- Builtins.cpp - Functions every model can call ----------------------===//
 
+#include "ops/Gpus.h"
 #include "support/Diagnostics.h"
-#include "support/Gpus.h"
 #include "vm/VMImpl.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -220,11 +220,11 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     if (!Args[0].is(VKind::String))
       fail("gpu() takes a GPU's key, a string, got " + describeValue(Args[0]));
     const std::string &Key = Args[0].as<StringObj>()->S;
-    const GpuSpec *Spec = findGpu(Key);
+    const ops::GpuSpec *Spec = ops::findGpu(Key);
     if (!Spec) {
       // The catalogue is long: the closest key, and where the rest are.
       std::vector<std::string> Keys;
-      for (const GpuSpec &G : gpuCatalogue())
+      for (const ops::GpuSpec &G : ops::gpuCatalogue())
         Keys.push_back(G.Key);
       std::string Near = closestMatch(Key, Keys);
       fail("gpu(\"" + Key + "\"): not in the catalogue of " +
@@ -234,7 +234,8 @@ Value Interpreter::builtin(BuiltinId Id, std::vector<Value> &Args) {
     }
     // Id 0 is the traced GPU; the catalogue's entries follow.
     return Value::id(VKind::Device,
-                     static_cast<uint32_t>(Spec - gpuCatalogue().data()) + 1);
+                     static_cast<uint32_t>(Spec - ops::gpuCatalogue().data()) +
+                         1);
   }
   case BuiltinId::model_blocks:
     return modelBlocks(given(Args, 0) ? Num(0, "model_blocks()").asNumber()

@@ -2,9 +2,9 @@
 
 #include "graph/Edit.h"
 #include "graph/KernelClass.h"
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
+#include "ops/Saved.h"
 #include "support/Work.h"
-#include "trace/Saved.h"
 #include "vm/MemberCases.h"
 #include "vm/VMImpl.h"
 
@@ -260,7 +260,7 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
     // knows; none for other tasks.
     TaskId T = Obj.asId();
     std::string_view F = G.Kind[T] == graph::TaskKind::CpuOp
-                             ? trace::savedGradFn(G.name(T))
+                             ? ops::savedGradFn(G.name(T))
                              : std::string_view();
     return F.empty() ? Value::none() : Value::string(std::string(F));
   }
@@ -627,8 +627,8 @@ Value Interpreter::callMethod(const BoundObj &B, std::vector<Value> &Args) {
 }
 
 Value Interpreter::deviceMember(uint32_t Id, bc::MemberId M) {
-  const GpuSpec *Spec =
-      Id == 0 ? gpuForDevice(Env.Device.Name) : &gpuCatalogue()[Id - 1];
+  const ops::GpuSpec *Spec = Id == 0 ? ops::gpuForDevice(Env.Device.Name)
+                                     : &ops::gpuCatalogue()[Id - 1];
   auto Tflops = [&](double V) {
     // None where the GPU has no such path, or the traced GPU is unknown.
     return Spec && V > 0 ? Value::number(V) : Value::none();

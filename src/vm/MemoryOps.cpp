@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include <fmt/format.h>
@@ -203,8 +203,8 @@ void Interpreter::offload(const Value &Target, const OffloadArgs &A) {
   MemoryModel &M = mem("offload");
   ensureFinalized();
   graph::Graph &G = mutableGraph(); // it inserts the copies
-  double Bw =
-      hostBandwidth(Env.Device.PcieBandwidth, gpuForDevice(Env.Device.Name));
+  double Bw = hostBandwidth(Env.Device.PcieBandwidth,
+                            ops::gpuForDevice(Env.Device.Name));
   if (A.Bandwidth) {
     Bw = toNumber(*A.Bandwidth, Dim::bandwidth(), "'bandwidth'");
     if (!(Bw > 0) || !std::isfinite(Bw))
@@ -463,7 +463,7 @@ int64_t vm::iterationPeak(const MemoryModel &M, uint32_t Pool,
   return memory::peakIn(Pr.Curves[Pool], Begin, End).Bytes;
 }
 
-double vm::hostBandwidth(double Measured, const GpuSpec *Spec) {
+double vm::hostBandwidth(double Measured, const ops::GpuSpec *Spec) {
   if (Measured > 0)
     return Measured;
   return Spec ? Spec->HostGBs : 0; // GB/s = bytes/ns

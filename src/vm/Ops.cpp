@@ -1,6 +1,6 @@
 //===- Ops.cpp - Arithmetic, comparison, printing of values ---------------===//
 
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
 #include "vm/VMImpl.h"
 
 #include "support/Format.h"
@@ -635,9 +635,9 @@ std::string Interpreter::showScalar(const Value &V) {
     return std::string("<method ") +
            bc::memberInfo(V.as<BoundObj>()->Method).Name + ">";
   case VKind::Device:
-    return "device " + (V.asId() == 0
-                            ? Env.Device.Name
-                            : std::string(gpuCatalogue()[V.asId() - 1].Key));
+    return "device " +
+           (V.asId() == 0 ? Env.Device.Name
+                          : std::string(ops::gpuCatalogue()[V.asId() - 1].Key));
   case VKind::Trace:
     return "trace " + Env.TracePath;
   case VKind::Iterator:

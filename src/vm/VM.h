@@ -27,7 +27,7 @@ namespace dd::memory {
 class MemoryModel;
 } // namespace dd::memory
 
-namespace dd {
+namespace dd::ops {
 struct GpuSpec;
 }
 
@@ -148,7 +148,7 @@ double estimatePcieBandwidth(const graph::Graph &G);
 /// The host-device copy bandwidth a model takes (bytes/ns): \p Measured (the
 /// trace's own copies) where known, else the host link of the catalogue's
 /// \p Spec, else 0.
-double hostBandwidth(double Measured, const GpuSpec *Spec);
+double hostBandwidth(double Measured, const ops::GpuSpec *Spec);
 
 /// The device pool a run reports the peak of: the device pool with the most
 /// memory records in the replayed window (the lowest id on a tie).

@@ -93,7 +93,7 @@ def run(cmd):
     return json.loads(p.stdout), p.stderr
 
 
-# deviceProperties name -> the catalogue's key (src/support/Gpus.def)
+# deviceProperties name -> the catalogue's key (src/ops/Gpus.def)
 TARGETS = {"NVIDIA H200": "H200", "NVIDIA H100 80GB HBM3": "H100"}
 
 

@@ -1,6 +1,6 @@
 //===- GpusTest.cpp - The GPU catalogue: names as traces record them ------===//
 
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
 
 #include <doctest/doctest.h>
 
@@ -111,7 +111,7 @@ TEST_CASE("device names as traces record them find their entry") {
   };
   for (const Case &C : Cases) {
     CAPTURE(C.Device);
-    const GpuSpec *G = gpuForDevice(C.Device);
+    const ops::GpuSpec *G = ops::gpuForDevice(C.Device);
     if (!C.Key) {
       CHECK(G == nullptr);
       continue;
@@ -123,11 +123,11 @@ TEST_CASE("device names as traces record them find their entry") {
 
 TEST_CASE("no entry is hidden by one before it, and each is whole") {
   std::set<std::string> Keys;
-  for (const GpuSpec &G : gpuCatalogue()) {
+  for (const ops::GpuSpec &G : ops::gpuCatalogue()) {
     std::string Key = G.Key;
     CAPTURE(Key);
     CHECK(Keys.insert(G.Key).second);
-    CHECK(findGpu(G.Key) == &G);
+    CHECK(ops::findGpu(G.Key) == &G);
     // Each alternative of its Match, as a device name, reaches it: an
     // earlier, less specific entry would take it first.
     std::string Match = G.Match;
@@ -136,7 +136,7 @@ TEST_CASE("no entry is hidden by one before it, and each is whole") {
       std::string Alt = Match.substr(
           At, Bar == std::string::npos ? std::string::npos : Bar - At);
       CAPTURE(Alt);
-      const GpuSpec *Found = gpuForDevice("NVIDIA " + Alt);
+      const ops::GpuSpec *Found = ops::gpuForDevice("NVIDIA " + Alt);
       CHECK(Found == &G);
       if (Bar == std::string::npos)
         break;

@@ -1,11 +1,13 @@
-#include "trace/Sizes.h"
-#include "trace/Saved.h"
+#include "ops/Sizes.h"
+#include "ops/Saved.h"
+#include "trace/RecordedBytes.h"
 #include "trace/TraceReader.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
+using namespace dd::ops;
 using namespace dd::trace;
 
 TEST_CASE("element sizes of the profiler's type spellings") {
@@ -109,9 +111,9 @@ TEST_CASE("recorded bytes of real operators and collectives") {
 
 namespace {
 std::optional<int64_t> flopsOf(std::string_view Op, std::string_view Dims) {
-  auto Shapes = dd::trace::inputShapes(Dims);
+  auto Shapes = dd::ops::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  return dd::trace::matmulFlops(Op, *Shapes);
+  return dd::ops::matmulFlops(Op, *Shapes);
 }
 } // namespace
 
@@ -144,9 +146,9 @@ TEST_CASE("matrix multiplies' FLOPs: shapes that do not multiply, and other "
   CHECK_FALSE(flopsOf("aten::mm", "[[32, 1000], [999, 2048]]").has_value());
   CHECK_FALSE(flopsOf("aten::add", "[[32, 1000], [32, 1000]]").has_value());
   CHECK_FALSE(flopsOf("aten::bmm", "[[2, 3, 4], [3, 4, 5]]").has_value());
-  CHECK_FALSE(dd::trace::inputShapes("[[1, 2], [3").has_value());
+  CHECK_FALSE(dd::ops::inputShapes("[[1, 2], [3").has_value());
   // A tensor list's shape is left empty.
-  auto S = dd::trace::inputShapes("[[[1, 2], [3]], [4, 5], []]");
+  auto S = dd::ops::inputShapes("[[[1, 2], [3]], [4, 5], []]");
   REQUIRE(S.has_value());
   CHECK(S->size() == 3);
   CHECK((*S)[0].empty());
@@ -156,9 +158,9 @@ TEST_CASE("matrix multiplies' FLOPs: shapes that do not multiply, and other "
 namespace {
 std::optional<int64_t> convOf(std::string_view Op, std::string_view Dims,
                               std::string_view Concrete) {
-  auto Shapes = dd::trace::inputShapes(Dims);
+  auto Shapes = dd::ops::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  return dd::trace::convFlops(Op, *Shapes, Concrete);
+  return dd::ops::convFlops(Op, *Shapes, Concrete);
 }
 } // namespace
 
@@ -221,9 +223,9 @@ TEST_CASE("convolutions' FLOPs: what is not sized") {
 
 TEST_CASE("FLOPs of damaged shapes: unknown, never an overflow") {
   // The shapes' reader refuses negative and out-of-range dimensions ...
-  CHECK_FALSE(dd::trace::inputShapes("[[9223372036854775807, 3, 224, 224]]")
-                  .has_value());
-  CHECK_FALSE(dd::trace::inputShapes("[[64, 3, -7, 7]]").has_value());
+  CHECK_FALSE(
+      dd::ops::inputShapes("[[9223372036854775807, 3, 224, 224]]").has_value());
+  CHECK_FALSE(dd::ops::inputShapes("[[64, 3, -7, 7]]").has_value());
   // ... and what it reads cannot overflow the FLOPs: a stride of zero, a
   // padding near INT64_MAX, batch dimensions whose product is 2^64.
   const char *Dims =
@@ -254,16 +256,15 @@ namespace {
 std::optional<int64_t> movedOf(std::string_view Op, std::string_view Dims,
                                std::string_view Types,
                                std::string_view Concrete = "") {
-  auto Shapes = dd::trace::inputShapes(Dims);
+  auto Shapes = dd::ops::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  auto Lists = dd::trace::listElements(Dims);
+  auto Lists = dd::ops::listElements(Dims);
   REQUIRE(Lists.has_value());
-  std::optional<dd::trace::OpWork> W =
-      dd::trace::opWork(Op, *Shapes, Concrete, *Lists);
-  auto In = dd::trace::tensorInputBytes(Dims, Types, W ? W->Unread : 0);
+  std::optional<dd::ops::OpWork> W =
+      dd::ops::opWork(Op, *Shapes, Concrete, *Lists);
+  auto In = dd::ops::tensorInputBytes(Dims, Types, W ? W->Unread : 0);
   REQUIRE(In.has_value());
-  return dd::trace::movedBytes(Op, *Shapes, W, *In,
-                               dd::trace::elementSize(Types));
+  return dd::ops::movedBytes(Op, *Shapes, W, *In, dd::ops::elementSize(Types));
 }
 } // namespace
 
@@ -323,23 +324,23 @@ TEST_CASE("bytes moved: inputs read and outputs written, by hand") {
 
 TEST_CASE("process-group ranks as PyTorch records them") {
   using V = std::vector<int32_t>;
-  CHECK(dd::trace::rankList("[0, 1, 2, 3]") == V{0, 1, 2, 3});
-  CHECK(dd::trace::rankList("[7]") == V{7});
-  CHECK(dd::trace::rankList("[]") == V{});
+  CHECK(dd::ops::rankList("[0, 1, 2, 3]") == V{0, 1, 2, 3});
+  CHECK(dd::ops::rankList("[7]") == V{7});
+  CHECK(dd::ops::rankList("[]") == V{});
   for (const char *Bad : {"", "0, 1", "[0, -1]", "[True]", "[0 1]", "[0,,1]",
                           "[0, 1] x", "[4294967296]"})
-    CHECK_FALSE(dd::trace::rankList(Bad).has_value());
+    CHECK_FALSE(dd::ops::rankList(Bad).has_value());
 }
 
 namespace {
 /// opWork's FLOPs of an operator as the trace records it.
 std::optional<int64_t> workFlops(std::string_view Op, std::string_view Dims,
                                  std::string_view Concrete = "") {
-  auto Shapes = dd::trace::inputShapes(Dims);
+  auto Shapes = dd::ops::inputShapes(Dims);
   REQUIRE(Shapes.has_value());
-  auto Lists = dd::trace::listElements(Dims);
+  auto Lists = dd::ops::listElements(Dims);
   REQUIRE(Lists.has_value());
-  auto W = dd::trace::opWork(Op, *Shapes, Concrete, *Lists);
+  auto W = dd::ops::opWork(Op, *Shapes, Concrete, *Lists);
   return W ? std::optional<int64_t>(W->Flops) : std::nullopt;
 }
 } // namespace
@@ -730,7 +731,7 @@ TEST_CASE("tensor-list operators: sized where the lists are recorded") {
   CHECK(movedOf("aten::cat", Cat, R"(["TensorList", "Scalar"])",
                 R"(["", "2"])") == 4 * 2 * 3 * Q);
   // Lists as listElements reads them: a tensor's shape is no list.
-  auto L = dd::trace::listElements("[[[128, 128], [128]], [4, 5], []]");
+  auto L = dd::ops::listElements("[[[128, 128], [128]], [4, 5], []]");
   REQUIRE(L.has_value());
   CHECK(*L == std::vector<double>{16512, -1, -1});
 }

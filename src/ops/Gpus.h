@@ -5,14 +5,14 @@
 // the lookup of a trace's GPU by its device name.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DD_SUPPORT_GPUS_H
-#define DD_SUPPORT_GPUS_H
+#ifndef DD_OPS_GPUS_H
+#define DD_OPS_GPUS_H
 
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string_view>
 
-namespace dd {
+namespace dd::ops {
 
 struct GpuSpec {
   const char *Key;
@@ -37,6 +37,6 @@ const GpuSpec *findGpu(std::string_view Key);
 /// The entry a device name ("NVIDIA H100 80GB HBM3") matches, or null.
 const GpuSpec *gpuForDevice(std::string_view DeviceName);
 
-} // namespace dd
+} // namespace dd::ops
 
 #endif

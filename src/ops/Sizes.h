@@ -7,10 +7,8 @@
 // AccumulateGrad), the payload of a collective.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DD_TRACE_SIZES_H
-#define DD_TRACE_SIZES_H
-
-#include "trace/Trace.h"
+#ifndef DD_OPS_SIZES_H
+#define DD_OPS_SIZES_H
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -19,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace dd::trace {
+namespace dd::ops {
 
 /// Bytes per element of a tensor type as "Input type" spells it ("float",
 /// "c10::Half", "long int"). None for scalar arguments, which the profiler
@@ -203,10 +201,6 @@ convFlops(std::string_view Op, const std::vector<std::vector<int64_t>> &Shapes,
 /// list, none for anything else.
 std::optional<std::vector<int32_t>> rankList(std::string_view S);
 
-/// The bytes event \p E's arguments describe: a collective's input
-/// payload, else its tensor inputs. None when the trace does not say.
-std::optional<int64_t> recordedBytes(const Trace &T, EventId E);
-
 /// Precisions as ddscript names them (Task `precision`): index 0 is none.
 inline constexpr std::string_view Precisions[] = {"", "fp32", "half", "fp8"};
 /// The precision of an operator's first floating-point tensor input, from
@@ -216,19 +210,6 @@ inline constexpr std::string_view Precisions[] = {"", "fp32", "half", "fp8"};
 /// fp32 weights come later). An index into Precisions.
 uint8_t inputPrecision(std::string_view TypesJson);
 
-/// recordedBytes over many events of one trace, each distinct ("Input
-/// Dims", "Input type") pair read once: a trace recorded with shapes
-/// repeats a few thousand of them over hundreds of thousands of operators.
-class RecordedBytes {
-public:
-  explicit RecordedBytes(const Trace &T) : T(T) {}
-  std::optional<int64_t> operator()(EventId E);
-
-private:
-  const Trace &T;
-  llvm::DenseMap<std::pair<int64_t, int64_t>, std::optional<int64_t>> Inputs;
-};
-
-} // namespace dd::trace
+} // namespace dd::ops
 
 #endif

@@ -1,13 +1,13 @@
 //===- Saved.cpp - What autograd keeps for an operator's backward ---------===//
 
-#include "trace/Saved.h"
-#include "trace/Sizes.h"
+#include "ops/Saved.h"
+#include "ops/Sizes.h"
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-namespace dd::trace {
+namespace dd::ops {
 
 namespace {
 
@@ -33,7 +33,7 @@ struct Row {
 constexpr Row Rows[] = {
 #define DD_SAVED_OP(Name, GradFn, Inputs, Saves)                               \
   {Name, GradFn, Inputs, Result::Saves},
-#include "trace/SavedTensors.def"
+#include "ops/SavedTensors.def"
 };
 
 const Row *rowOf(std::string_view Op) {
@@ -205,4 +205,4 @@ std::optional<SavedTensors> savedTensors(std::string_view Op,
   return SavedTensors{static_cast<int64_t>(Bytes), Count};
 }
 
-} // namespace dd::trace
+} // namespace dd::ops

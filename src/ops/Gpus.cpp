@@ -1,17 +1,18 @@
-#include "support/Gpus.h"
+#include "ops/Gpus.h"
 
 #include <cctype>
 
 using namespace dd;
+using namespace dd::ops;
 
 static const GpuSpec Catalogue[] = {
 #define DD_GPU(Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Host,    \
                Source)                                                         \
   {Key, Match, Fp32, Tf32, Half, Fp8, Bw, Units, Mem, L2, Host, Source},
-#include "support/Gpus.def"
+#include "ops/Gpus.def"
 };
 
-llvm::ArrayRef<GpuSpec> dd::gpuCatalogue() { return Catalogue; }
+llvm::ArrayRef<GpuSpec> ops::gpuCatalogue() { return Catalogue; }
 
 static bool sameIgnoringCase(std::string_view A, std::string_view B) {
   if (A.size() != B.size())
@@ -23,14 +24,14 @@ static bool sameIgnoringCase(std::string_view A, std::string_view B) {
   return true;
 }
 
-const GpuSpec *dd::findGpu(std::string_view Key) {
+const GpuSpec *ops::findGpu(std::string_view Key) {
   for (const GpuSpec &G : Catalogue)
     if (sameIgnoringCase(G.Key, Key))
       return &G;
   return nullptr;
 }
 
-const GpuSpec *dd::gpuForDevice(std::string_view Name) {
+const GpuSpec *ops::gpuForDevice(std::string_view Name) {
   for (const GpuSpec &G : Catalogue) {
     std::string_view M = G.Match;
     while (!M.empty()) {
@@ -46,7 +47,7 @@ const GpuSpec *dd::gpuForDevice(std::string_view Name) {
   return nullptr;
 }
 
-double dd::peakTflops(const GpuSpec &G, std::string_view Precision) {
+double ops::peakTflops(const GpuSpec &G, std::string_view Precision) {
   double V = Precision == "fp8"    ? G.Fp8
              : Precision == "tf32" ? G.Tf32
              : Precision == "half" ? G.Half

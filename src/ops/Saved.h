@@ -6,14 +6,14 @@
 // host and back, and what activation memory holds until backward.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DD_TRACE_SAVED_H
-#define DD_TRACE_SAVED_H
+#ifndef DD_OPS_SAVED_H
+#define DD_OPS_SAVED_H
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
-namespace dd::trace {
+namespace dd::ops {
 
 /// The tensors an operator saves for backward and their bytes.
 struct SavedTensors {
@@ -35,6 +35,6 @@ std::optional<SavedTensors> savedTensors(std::string_view Op,
 /// "aten::addmm"); empty for an operator outside the table.
 std::string_view savedGradFn(std::string_view Op);
 
-} // namespace dd::trace
+} // namespace dd::ops
 
-#endif // DD_TRACE_SAVED_H
+#endif // DD_OPS_SAVED_H

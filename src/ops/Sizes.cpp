@@ -1,6 +1,6 @@
-//===- Sizes.cpp - The bytes an event's recorded arguments describe -------===//
+//===- Sizes.cpp - The bytes and work recorded shapes describe -----------===//
 
-#include "trace/Sizes.h"
+#include "ops/Sizes.h"
 
 #include <charconv>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace dd::trace {
+namespace dd::ops {
 
 std::optional<int64_t> cppTypeSize(std::string_view Type) {
   // Tensor inputs are spelled as C++ types; scalar arguments are spelled
@@ -501,12 +501,12 @@ struct SoftmaxOp {
 
 constexpr AttentionOp AttentionOps[] = {
 #define DD_ATTENTION_OP(Name, L, Causal, P) {Name, Layout::L, Causal, Pass::P},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 constexpr NormOp NormOps[] = {
 #define DD_NORM_OP(Name, S, Input, Weight, P)                                  \
   {Name, Stats::S, Input, Weight, Pass::P},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 struct EmbeddingOp {
   std::string_view Name;
@@ -515,11 +515,11 @@ struct EmbeddingOp {
 };
 constexpr EmbeddingOp EmbeddingOps[] = {
 #define DD_EMBEDDING_OP(Name, NumWeights, P) {Name, NumWeights, Pass::P},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 constexpr SoftmaxOp SoftmaxOps[] = {
 #define DD_SOFTMAX_OP(Name, P) {Name, Pass::P},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 
 enum class Written { Broadcast, InPlace, Overwrite };
@@ -531,7 +531,7 @@ struct PointwiseOp {
 };
 constexpr PointwiseOp PointwiseOps[] = {
 #define DD_POINTWISE_OP(Name, Flops, O, Args) {Name, Flops, Written::O, Args},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 struct ReductionOp {
   std::string_view Name;
@@ -540,7 +540,7 @@ struct ReductionOp {
 };
 constexpr ReductionOp ReductionOps[] = {
 #define DD_REDUCTION_OP(Name, Flops, Dim) {Name, Flops, Dim},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 struct ListOp {
   std::string_view Name;
@@ -549,7 +549,7 @@ struct ListOp {
 };
 constexpr ListOp ListOps[] = {
 #define DD_LIST_OP(Name, Flops, Reads, Writes) {Name, Flops, Reads, Writes},
-#include "trace/OpWork.def"
+#include "ops/OpWork.def"
 };
 
 template <typename Entry, size_t N>
@@ -944,49 +944,6 @@ std::optional<int64_t> tensorInputBytes(std::string_view DimsJson,
   return Total;
 }
 
-namespace {
-
-/// recordedBytes's rules; \p Inputs sizes the tensor inputs from the
-/// "Input Dims" and "Input type" arguments (the latter null when absent).
-template <typename InputsFn>
-std::optional<int64_t> bytesOf(const Trace &T, EventId E, InputsFn Inputs) {
-  if (auto Size = T.intArg(E, ArgKey::InMsgSize); Size && *Size >= 0)
-    return *Size;
-  if (auto N = T.intArg(E, ArgKey::InMsgNelems); N && *N >= 0) {
-    auto Type = T.strArg(E, ArgKey::Dtype);
-    std::optional<int64_t> Size = Type ? scalarTypeSize(*Type) : std::nullopt;
-    if (Size && *N <= INT64_MAX / *Size)
-      return *N * *Size;
-  }
-  const Arg *Dims = T.arg(E, ArgKey::InputDims);
-  if (!Dims || !Dims->IsString)
-    return std::nullopt;
-  const Arg *Types = T.arg(E, ArgKey::InputTypes);
-  return Inputs(*Dims, Types && Types->IsString ? Types : nullptr);
-}
-
-} // namespace
-
-std::optional<int64_t> recordedBytes(const Trace &T, EventId E) {
-  return bytesOf(T, E, [&](const Arg &Dims, const Arg *Types) {
-    return tensorInputBytes(T.str(static_cast<StringId>(Dims.Value)),
-                            Types ? T.str(static_cast<StringId>(Types->Value))
-                                  : "");
-  });
-}
-
-std::optional<int64_t> RecordedBytes::operator()(EventId E) {
-  return bytesOf(T, E, [&](const Arg &Dims, const Arg *Types) {
-    auto [It, New] =
-        Inputs.try_emplace({Dims.Value, Types ? Types->Value : -1});
-    if (New)
-      It->second = tensorInputBytes(
-          T.str(static_cast<StringId>(Dims.Value)),
-          Types ? T.str(static_cast<StringId>(Types->Value)) : "");
-    return It->second;
-  });
-}
-
 std::optional<std::vector<int32_t>> rankList(std::string_view S) {
   // Digits only ("True" is a concrete argument's, not a rank).
   if (S.empty() || S.front() != '[' ||
@@ -1006,4 +963,4 @@ std::optional<std::vector<int32_t>> rankList(std::string_view S) {
   return Out;
 }
 
-} // namespace dd::trace
+} // namespace dd::ops
