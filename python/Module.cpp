@@ -26,6 +26,7 @@
 #include "driver/Session.h"
 #include "graph/KernelClass.h"
 #include "job/Job.h"
+#include "sim/CriticalPath.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -171,6 +172,46 @@ py::dict toPython(const Columns &C) {
   return D;
 }
 
+/// The critical path of a replayed iteration as columns, in time order:
+/// each segment a task running, the gap before it on its resource, or a
+/// dependency's delay, on the trace's clock.
+py::dict pathColumns(const graph::Graph &G, const sim::CriticalPath &P,
+                     const job::Job *J) {
+  py::list Kind, Task, Name, Resource, Edge, Begin, End, Duration, Rank;
+  for (size_t K = P.Segments.size(); K-- > 0;) {
+    const sim::PathSegment &S = P.Segments[K];
+    Kind.append(S.Kind == sim::SegmentKind::Run   ? "run"
+                : S.Kind == sim::SegmentKind::Gap ? "gap"
+                                                  : "delay");
+    Task.append(S.Task);
+    Name.append(std::string(G.name(S.Task)));
+    Resource.append(G.Res[S.Task] == graph::NoResource
+                        ? py::object(py::none())
+                        : py::object(py::str(G.Resources[G.Res[S.Task]].Name)));
+    Edge.append(
+        S.Kind == sim::SegmentKind::Delay
+            ? py::object(py::str(graph::edgeKindName(G.Lowered[S.Edge].Kind)))
+            : py::object(py::none()));
+    Begin.append(S.Begin + G.Origin);
+    End.append(S.End + G.Origin);
+    Duration.append(S.End - S.Begin);
+    if (J)
+      Rank.append(J->Ranks[job::rankIndexOf(*J, S.Task)].Rank);
+  }
+  py::dict D;
+  D["kind"] = Kind;
+  D["task"] = Task;
+  D["name"] = Name;
+  D["resource"] = Resource;
+  D["dependency"] = Edge;
+  if (J)
+    D["rank"] = Rank;
+  D["start_ns"] = Begin;
+  D["end_ns"] = End;
+  D["duration_ns"] = Duration;
+  return D;
+}
+
 /// A trace, or a job's traces, as ddscript.load gives them.
 class Trace {
 public:
@@ -275,7 +316,12 @@ public:
   /// False, the error printed, where the job cannot be.
   bool tasks(std::string_view Which, Columns &Out) const {
     if (!isJob()) {
-      Out = columnsOf(Setup->G, Setup->Base, nullptr, Which);
+      // The graph as `replay` replays it: the profiler's cost as recorded
+      // (the runs' setup takes it out), every iteration.
+      auto R = loadReplayed(O);
+      if (!R)
+        return false;
+      Out = columnsOf(R->G, R->Base, nullptr, Which);
       return true;
     }
     auto L = loadJobFor(O);
@@ -287,6 +333,62 @@ public:
       return false;
     }
     Out = columnsOf(L->Job.G, *R, &L->Job, Which);
+    return true;
+  }
+
+  /// The critical path of the reported iteration (the first, with
+  /// iteration="all") as `replay` finds it (the same read, graph and
+  /// replay); on a job, the job's. The graph it runs through is \p G's or
+  /// \p J's.
+  bool criticalPath(sim::CriticalPath &Out, std::optional<graph::Graph> &G,
+                    std::optional<job::Job> &J) const {
+    if (!isJob()) {
+      auto In = loadInputFor(O, /*Focus=*/true);
+      if (!In)
+        return false;
+      G = buildGraphFor(O, *In);
+      if (!G)
+        return false;
+      auto Chosen = chooseIterations(*G, O.Iteration);
+      if (!Chosen) {
+        reportError(O.TracePath, llvm::toString(Chosen.takeError()));
+        return false;
+      }
+      auto R = sim::simulate(*G);
+      if (!R) {
+        reportError(O.TracePath, llvm::toString(R.takeError()));
+        return false;
+      }
+      const graph::Iteration &It = G->Iterations[Chosen->front()];
+      Out = sim::criticalPath(*G, *R, It.End, sim::pointTime(*G, *R, It.Begin));
+      return true;
+    }
+    auto L = loadJobFor(O);
+    if (!L)
+      return false;
+    auto Chosen = chooseJobIterations(L->Job, L->Iteration, L->DefaultFrom);
+    if (!Chosen)
+      return false;
+    auto R = sim::simulate(L->Job.G);
+    if (!R) {
+      reportError("ddscript", llvm::toString(R.takeError()));
+      return false;
+    }
+    const job::JobIteration &It = L->Job.Iterations[Chosen->front()];
+    job::Span S = job::simulatedSpan(L->Job, *R, It);
+    size_t Last = 0;
+    int64_t LastEnd = INT64_MIN;
+    for (size_t I = 0; I < L->Job.Ranks.size(); ++I) {
+      auto [B, E] =
+          sim::iterationSpan(L->Job.G, *R, L->Job.G.Iterations[It.PerRank[I]]);
+      if (E > LastEnd) {
+        LastEnd = E;
+        Last = I;
+      }
+    }
+    Out = sim::criticalPath(L->Job.G, *R,
+                            L->Job.G.Iterations[It.PerRank[Last]].End, S.Begin);
+    J = std::move(L->Job);
     return true;
   }
 
@@ -330,6 +432,20 @@ PYBIND11_MODULE(_ddscript, M) {
              py::object Cols = py::none();
              if (R[0].cast<bool>())
                Cols = toPython(C);
+             return py::make_tuple(R[0], R[1], R[2], Cols);
+           })
+      .def("critical_path",
+           [](const Trace &T) {
+             sim::CriticalPath P;
+             std::optional<graph::Graph> G;
+             std::optional<job::Job> J;
+             py::tuple R = call([&] {
+               return T.criticalPath(P, G, J) ? static_cast<int>(ExitOk)
+                                              : static_cast<int>(ExitBadInput);
+             });
+             py::object Cols = py::none();
+             if (R[0].cast<bool>())
+               Cols = pathColumns(J ? J->G : *G, P, J ? &*J : nullptr);
              return py::make_tuple(R[0], R[1], R[2], Cols);
            })
       .def("opportunities",

@@ -109,7 +109,8 @@ class Table(dict):
     as a dict; to_pandas() the DataFrame (pandas imported only then)."""
 
     def __len__(self):
-        return len(self["id"]) if "id" in self else 0
+        # The rows: a column's length (dict's own len counts the columns).
+        return len(next(iter(self.values()))) if dict.__len__(self) else 0
 
     def rows(self):
         names = list(self.keys())
@@ -251,6 +252,19 @@ class Trace:
         """tasks() of the CPU operators (aten::, autograd), containers
         included."""
         return self._table("ops")
+
+    def critical_path(self):
+        """The replay's critical path through the reported iteration (on a
+        job, the job's, across ranks) as a Table in time order: each row a
+        segment, kind "run" (a task running), "gap" (the time before it on
+        its thread or stream) or "delay" (a dependency's: launch latency,
+        a wake-up), with the task, its name and resource, the dependency's
+        kind for a delay, its rank on a job, and start_ns, end_ns and
+        duration_ns on the trace's clock. Its durations sum to the
+        iteration's replayed time."""
+        reply = self._t.critical_path()
+        _check(reply)
+        return Table(reply[3])
 
     def _table(self, which):
         reply = self._t.tasks(which)

@@ -126,6 +126,24 @@ class Module(unittest.TestCase):
                             if c == "copy"))
         self.assertTrue(all(c is None for c in ops["class"]))
 
+    def test_critical_path(self):
+        # The replay's critical path, segment by segment: its durations sum
+        # to what replay reports, one trace and a job alike.
+        path = self.trace.critical_path()
+        self.assertEqual(sum(path["duration_ns"]),
+                         cli("replay", "--trace", self.resnet)[
+                             "critical_path_ns"])
+        self.assertLessEqual(set(path["kind"]), {"run", "gap", "delay"})
+        self.assertTrue(all(a <= b for a, b in zip(path["start_ns"],
+                                                   path["start_ns"][1:])))
+        self.assertTrue(all((d is None) == (k != "delay") for d, k in
+                            zip(path["dependency"], path["kind"])))
+        job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
+        jp = self.dd.load(job_dir).critical_path()
+        self.assertEqual(sum(jp["duration_ns"]),
+                         cli("replay", "--trace", job_dir)["critical_path_ns"])
+        self.assertIn("rank", jp)
+
     def test_job_tables(self):
         job = self.dd.load(os.path.join(ARGS.data, "param", "dlrm_8rank"))
         kernels = job.kernels()
