@@ -24,6 +24,7 @@
 #include "driver/Predict.h"
 #include "driver/Run.h"
 #include "driver/Session.h"
+#include "driver/Sweep.h"
 #include "graph/KernelClass.h"
 #include "job/Job.h"
 #include "sim/CriticalPath.h"
@@ -89,7 +90,7 @@ Columns columnsOf(const graph::Graph &G, const sim::SimResult &R,
   std::vector<double> Moved = graph::taskMovedBytes(G);
   size_t RankIndex = 0;
   for (graph::TaskId T = 0; T < G.numTasks(); ++T) {
-    if (G.isRemoved(T) || G.MeasuredStart[T] == graph::NoTime)
+    if (G.isRemoved(T))
       continue;
     bool Gpu = G.isGpu(T);
     if ((Which == "kernels" && !Gpu) ||
@@ -115,8 +116,10 @@ Columns columnsOf(const graph::Graph &G, const sim::SimResult &R,
         ++RankIndex;
       C.Rank.push_back(J->Ranks[RankIndex].Rank);
     }
-    C.Start.push_back(G.MeasuredStart[T]);
-    C.Duration.push_back(G.MeasuredDur[T]);
+    // A task a model inserted was never measured (-1: None).
+    bool Measured = G.MeasuredStart[T] != graph::NoTime;
+    C.Start.push_back(Measured ? G.MeasuredStart[T] : -1);
+    C.Duration.push_back(Measured ? G.MeasuredDur[T] : -1);
     bool Timed = T < R.Start.size() && R.Start[T] != graph::NoTime &&
                  R.End[T] != graph::NoTime;
     C.ReplayedStart.push_back(Timed ? R.Start[T] + G.Origin : -1);
@@ -130,7 +133,7 @@ Columns columnsOf(const graph::Graph &G, const sim::SimResult &R,
 
 /// \p C as a dict of Python lists; None for what is unknown (no class,
 /// layer or iteration; NaN FLOPs and bytes; -1 replayed times).
-py::dict toPython(const Columns &C) {
+py::dict toPython(const Columns &C, const char *Simulated = "replayed") {
   py::dict D;
   auto Text = [](const std::vector<std::string> &V) {
     py::list L;
@@ -162,10 +165,12 @@ py::dict toPython(const Columns &C) {
   D["iteration"] = Ints(C.Iteration, true);
   if (!C.Rank.empty())
     D["rank"] = py::cast(C.Rank);
-  D["start_ns"] = py::cast(C.Start);
-  D["duration_ns"] = py::cast(C.Duration);
-  D["replayed_start_ns"] = Ints(C.ReplayedStart, true);
-  D["replayed_duration_ns"] = Ints(C.ReplayedDuration, true);
+  D["start_ns"] = Ints(C.Start, true);
+  D["duration_ns"] = Ints(C.Duration, true);
+  D[py::str(std::string(Simulated) + "_start_ns")] =
+      Ints(C.ReplayedStart, true);
+  D[py::str(std::string(Simulated) + "_duration_ns")] =
+      Ints(C.ReplayedDuration, true);
   D["flops"] = Reals(C.Flops);
   D["bytes"] = Reals(C.Bytes);
   D["container"] = py::cast(C.Container);
@@ -336,6 +341,44 @@ public:
     return true;
   }
 
+  /// The tasks of the graph \p Model changes (one trace), as columns, with
+  /// the prediction's times: the run `run` makes (its setup: the
+  /// profiler's cost taken out), on a copy of the graph.
+  bool predictedTasks(const std::string &Model,
+                      std::vector<std::string> Settings, uint64_t MaxSteps,
+                      std::string_view Which, Columns &Out) {
+    if (isJob()) {
+      reportError("ddscript", "a job's predicted tables are not built yet: "
+                              "take one rank's trace");
+      return false;
+    }
+    ModelOptions M;
+    M.Model = Model;
+    M.Settings = std::move(Settings);
+    M.MaxSteps = MaxSteps;
+    auto P = prepareModel(M);
+    if (!P || !checkRun(*P, O))
+      return false;
+    if (combinationCount(P->Axes) > 1) {
+      reportError("ddscript", "a sweep's tables: give each parameter one "
+                              "value");
+      return false;
+    }
+    graph::Graph G = Setup->G;
+    Prediction Pr = predict(Setup->baseline(), G, P->Model.Program,
+                            combination(P->Axes, 0), RunMemory(), MaxSteps);
+    if (!Pr.R.Ok) {
+      reportDiagnostic(P->SM, Pr.R.Error);
+      return false;
+    }
+    if (!Pr.SimError.empty() || !Pr.Pred) {
+      reportError(P->Path, Pr.SimError);
+      return false;
+    }
+    Out = columnsOf(G, *Pr.Pred, nullptr, Which);
+    return true;
+  }
+
   /// The critical path of the reported iteration (the first, with
   /// iteration="all") as `replay` finds it (the same read, graph and
   /// replay); on a job, the job's. The graph it runs through is \p G's or
@@ -432,6 +475,22 @@ PYBIND11_MODULE(_ddscript, M) {
              py::object Cols = py::none();
              if (R[0].cast<bool>())
                Cols = toPython(C);
+             return py::make_tuple(R[0], R[1], R[2], Cols);
+           })
+      .def("predicted_tasks",
+           [](Trace &T, const std::string &Model,
+              std::vector<std::string> Settings, uint64_t MaxSteps,
+              const std::string &Which) {
+             Columns C;
+             py::tuple R = call([&] {
+               return T.predictedTasks(Model, std::move(Settings), MaxSteps,
+                                       Which, C)
+                          ? static_cast<int>(ExitOk)
+                          : static_cast<int>(ExitBadInput);
+             });
+             py::object Cols = py::none();
+             if (R[0].cast<bool>())
+               Cols = toPython(C, "predicted");
              return py::make_tuple(R[0], R[1], R[2], Cols);
            })
       .def("critical_path",

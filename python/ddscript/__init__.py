@@ -128,7 +128,29 @@ class Table(dict):
 
 
 class Result(_Table, dict):
-    """One JSON object of the command's output, as a dict."""
+    """One JSON object of the command's output, as a dict. A run's on one
+    trace also gives the changed graph's tables: tasks(), kernels() and
+    ops() (the model runs again on a copy of the graph), with predicted_*
+    times where a trace's table has replayed_* ones; a task the model
+    inserted has no measured start or duration."""
+
+    _tables = None
+
+    def tasks(self):
+        return self._table("all")
+
+    def kernels(self):
+        return self._table("kernels")
+
+    def ops(self):
+        return self._table("ops")
+
+    def _table(self, which):
+        if self._tables is None:
+            raise ValueError("ddscript: tables come with a run's result on "
+                             "one trace (not a sweep's, a job's or another "
+                             "command's)")
+        return self._tables(which)
 
 
 class Results(_Table, list):
@@ -230,7 +252,15 @@ class Trace:
             return r.get("iterations")
 
         out = call(_path(timeline), _path(report))
-        return _results(out, rows=rows, report=lambda p: call("", p))
+        r = _results(out, rows=rows, report=lambda p: call("", p))
+        if isinstance(r, Result) and "sweep" not in r and not self.is_job:
+            def tables(which):
+                reply = self._t.predicted_tasks(model, settings, max_steps,
+                                                which)
+                _check(reply)
+                return Table(reply[3])
+            r._tables = tables
+        return r
 
     def tasks(self):
         """Every task of the graph as a Table: one row per task (CPU calls

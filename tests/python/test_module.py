@@ -126,6 +126,25 @@ class Module(unittest.TestCase):
                             if c == "copy"))
         self.assertTrue(all(c is None for c in ops["class"]))
 
+    def test_prediction_tables(self):
+        # A run's tables are the graph the model changed: every task of the
+        # trace's but those it removed, and those it inserted (never
+        # measured), with the prediction's times.
+        r = self.trace.run("amp")
+        tasks = r.tasks()
+        changes = r["changes"]
+        self.assertEqual(len(tasks), len(self.trace.tasks()) +
+                         changes["inserted"] - changes["removed"])
+        inserted = [t for t in tasks.rows() if t["start_ns"] is None]
+        self.assertEqual(len(inserted), changes["inserted"])
+        self.assertTrue(all(t["predicted_duration_ns"] is not None
+                            for t in inserted))
+        self.assertEqual(set(r.kernels()["kind"]) - {"kernel", "memcpy",
+                                                     "memset", "comm"},
+                         set())
+        with self.assertRaises(ValueError):
+            self.trace.run("amp", memory_speedup=[2, 3]).kernels()
+
     def test_critical_path(self):
         # The replay's critical path, segment by segment: its durations sum
         # to what replay reports, one trace and a job alike.
