@@ -281,12 +281,13 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     return ExitBadInput;
   // The profiler's cost per event, out of each rank's CPU work as for one
   // trace (not out of a collector trace's: its cost is not the PyTorch
-  // profiler's); the ranks as traced are kept for the replay with it.
-  std::optional<std::vector<job::RankGraph>> Profiled;
+  // profiler's). The ranks as traced are replayed first, for what the
+  // measured times check, and freed before the changed ones are joined
+  // (kept beside them, they were a third copy of every rank's graph).
   graph::ProfilerCost Cost;
   size_t CostRanks = 0;
+  std::vector<JobTimes> ProfiledAll; ///< every job iteration, as traced
   if (Profiler.PerEventNs > 0) {
-    Profiled = L->Graphs;
     for (size_t I = 0; I < L->Graphs.size(); ++I) {
       if (Profiler.ByDefault && L->FromCollector[I])
         continue;
@@ -296,14 +297,36 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         reportError(L->Graphs[I].Path, Error);
         return ExitBadInput;
       }
+      ++CostRanks;
+    }
+    if (CostRanks) {
+      PhaseTimer ProfiledTimer("profiled replay");
+      auto PP = job::prepareRanks(L->Graphs, clockFor(T));
+      auto PJ = PP ? job::joinPrepared(std::move(*PP))
+                   : llvm::Expected<job::Job>(PP.takeError());
+      if (!PJ) {
+        reportError("ddscript", llvm::toString(PJ.takeError()));
+        return ExitBadInput;
+      }
+      auto PR = sim::simulate(PJ->G);
+      if (!PR) {
+        reportError("ddscript", llvm::toString(PR.takeError()));
+        return ExitInternal;
+      }
+      std::vector<int64_t> All;
+      for (const job::JobIteration &It : PJ->Iterations)
+        All.push_back(It.Number);
+      ProfiledAll = timesOf(*PJ, &*PR, All);
+    }
+    for (size_t I = 0; I < L->Graphs.size() && CostRanks; ++I) {
+      if (Profiler.ByDefault && L->FromCollector[I])
+        continue;
+      graph::Graph &G = L->Graphs[I].G;
       graph::ProfilerCost C =
           graph::removeProfilerCost(G, Profiler.PerEventNs, G.Dur, G.Gap);
       Cost.Events += C.Events;
       Cost.Removed = addSaturating(Cost.Removed, C.Removed);
-      ++CostRanks;
     }
-    if (CostRanks == 0)
-      Profiled.reset();
   }
   PhaseTimer JoinTimer("join");
   // The replay with the profiler's cost: what the measured times check.
@@ -346,20 +369,14 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     }
     Measured = timesOf(*Base, nullptr, Numbers);
     Replayed = timesOf(*Base, &*R, Numbers);
-    if (Profiled) {
-      auto PP = job::prepareRanks(std::move(*Profiled), clockFor(T));
-      auto PJ = PP ? job::joinPrepared(std::move(*PP))
-                   : llvm::Expected<job::Job>(PP.takeError());
-      if (!PJ) {
-        reportError("ddscript", llvm::toString(PJ.takeError()));
-        return ExitBadInput;
-      }
-      auto PR = sim::simulate(PJ->G);
-      if (!PR) {
-        reportError("ddscript", llvm::toString(PR.takeError()));
-        return ExitInternal;
-      }
-      ProfiledReplayed = timesOf(*PJ, &*PR, Numbers);
+    for (int64_t Number : Numbers)
+      for (const JobTimes &Times : ProfiledAll)
+        if (Times.Number == Number)
+          ProfiledReplayed.push_back(Times);
+    if (!ProfiledAll.empty() && ProfiledReplayed.size() != Numbers.size()) {
+      reportError("ddscript", "internal error: the job as traced lacks an "
+                              "iteration the job without the profiler has");
+      return ExitInternal;
     }
     Collectives = Base->G.numCollectives();
     const job::JobIteration *First = nullptr;
