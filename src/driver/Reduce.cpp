@@ -53,6 +53,13 @@ void reduceOne(const TraceOptions &O, const graph::BuildOptions &BO,
     return;
   }
   job::ReducedRank &Out = *Rank;
+  // An iteration the trace does not have is refused here, as replay would,
+  // not when the job is joined.
+  if (O.Iteration != "all")
+    if (auto Chosen = chooseIterations(Out.G, O.Iteration); !Chosen) {
+      R.Error = llvm::toString(Chosen.takeError());
+      return;
+    }
   auto Bytes = job::encodeRankFile(Out);
   if (!Bytes) {
     R.Error = llvm::toString(Bytes.takeError());
@@ -119,10 +126,16 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
   // job's folder, which the first one makes).
   fs::path Dir =
       ToFolder ? fs::path(R.Output) : fs::path(R.Output).parent_path();
-  if (!Dir.empty() && !fs::is_directory(Dir, EC) &&
-      !fs::create_directories(Dir, EC) && !fs::is_directory(Dir, EC)) {
-    reportError(Dir.string(), "cannot make this folder: " + EC.message());
-    return ExitBadInput;
+  if (!Dir.empty() && !fs::is_directory(Dir, EC)) {
+    std::error_code Made;
+    fs::create_directories(Dir, Made);
+    // Another task may have made it meanwhile.
+    if (!fs::is_directory(Dir, EC)) {
+      reportError(Dir.string(),
+                  "cannot make this folder: " +
+                      (Made ? Made.message() : std::string("not a folder")));
+      return ExitBadInput;
+    }
   }
   std::vector<Reduced> Ranks(O.TracePaths.size());
   std::vector<NamedPath> Inputs, Outputs;

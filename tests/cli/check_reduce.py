@@ -193,6 +193,12 @@ def main(argv):
         expect_refusal(ddscript, ["reduce", "--trace", job.traces[0], "-o",
                                   os.path.join(tmp, "x.json")],
                        "ends in .ddg", "reduce -o x.json")
+        expect_refusal(ddscript, ["reduce", "--trace", job.traces[0], "-o",
+                                  os.path.join(tmp, "x.ddg"), "--iteration",
+                                  "999999"],
+                       "no iteration 999999", "reduce --iteration 999999")
+        if os.path.exists(os.path.join(tmp, "x.ddg")):
+            fail("a refused reduce wrote its file")
         with open(one, "rb") as f:
             data = f.read()
         bad = os.path.join(tmp, "bad")
@@ -207,7 +213,7 @@ def main(argv):
                 f.write(content)
             expect_refusal(ddscript, ["replay", "--trace", path, *job.ddgs[1:]],
                            words, name)
-        refusals = 10
+        refusals = 11
         if argv[1] == "--copies":
             # A rank of another job (its world size one more): refused, as
             # its trace is.
