@@ -115,6 +115,14 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
   std::error_code EC;
   bool ToFolder = O.TracePaths.size() > 1 || fs::is_directory(R.Output, EC) ||
                   (!R.Output.empty() && R.Output.back() == '/');
+  if (O.TracePaths.size() > 1 && fs::path(R.Output).extension() == ".ddg" &&
+      !fs::is_directory(R.Output, EC)) {
+    reportError("ddscript",
+                fmt::format("-o {}: {} traces are written into a folder, one "
+                            ".ddg each: give -o DIR/",
+                            R.Output, O.TracePaths.size()));
+    return ExitBadInput;
+  }
   if (!ToFolder && fs::path(R.Output).extension() != ".ddg") {
     reportError("ddscript",
                 fmt::format("-o {}: a reduced rank's name ends in .ddg (a "
