@@ -36,7 +36,7 @@ namespace {
 /// One rank as loaded: its graph, or what went wrong.
 struct Loaded {
   std::string Path;
-  std::string Source; ///< the trace it was read from: Path, or a .ddg's
+  std::string Source; ///< the trace it was read from (a .ddg's, or Path)
   int64_t Rank = -1, WorldSize = -1;
   bool FromCollector = false;
   vm::DeviceFacts Device;
@@ -45,9 +45,6 @@ struct Loaded {
   std::vector<std::string> Warnings;
 };
 
-/// Loads \p L.Path, reading only what iteration \p Choice ("" for the
-/// trace's steady-state one, or a number; "all": everything) needs where
-/// it can.
 /// The iteration a rank is read for, a number where \p Choice is "" (its
 /// steady-state one, \p Steady) and it has one.
 std::string iterationOf(std::string_view Choice, int64_t Steady) {
@@ -104,6 +101,9 @@ void loadReduced(std::string_view Choice, const std::string &Calibration,
   fill(std::move(*R), L);
 }
 
+/// Loads \p L.Path, a trace or a reduced rank, reading only what iteration
+/// \p Choice ("" for the trace's steady-state one, or a number; "all":
+/// everything) needs where it can.
 void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
               const std::string &Calibration, Loaded &L) {
   if (job::isRankFilePath(L.Path))
@@ -442,8 +442,7 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     Out.Graphs.push_back({Rank, Ranks[I].Path, std::move(*Ranks[I].G)});
     Out.Devices[Rank] = Ranks[I].Device;
     Out.FromCollector.push_back(Ranks[I].FromCollector);
-    Out.Sources.push_back(Ranks[I].Source.empty() ? Ranks[I].Path
-                                                  : Ranks[I].Source);
+    Out.Sources.push_back(Ranks[I].Source);
   }
   return Out;
 }
