@@ -88,87 +88,13 @@ void Graph::reserveTasks(size_t N, bool Prefault) {
   // bit by bit (a job's ranks appended one at a time) shows as quadratic.
   if (N > Kind.capacity())
     work::add(work::Counter::GraphGrowth, numTasks());
-  Kind.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Kind);
-  Name.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Name);
-  Res.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Res);
-  Dur.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Dur);
-  MeasuredDur.reserve(N);
-  if (Prefault)
-    prefaultCapacity(MeasuredDur);
-  MeasuredStart.reserve(N);
-  if (Prefault)
-    prefaultCapacity(MeasuredStart);
-  Gap.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Gap);
-  OrderKey.reserve(N);
-  if (Prefault)
-    prefaultCapacity(OrderKey);
-  Parent.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Parent);
-  Launcher.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Launcher);
-  LayerOf.reserve(N);
-  if (Prefault)
-    prefaultCapacity(LayerOf);
-  PhaseOf.reserve(N);
-  if (Prefault)
-    prefaultCapacity(PhaseOf);
-  IterationOf.reserve(N);
-  if (Prefault)
-    prefaultCapacity(IterationOf);
-  Flags.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Flags);
-  Bytes.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Bytes);
-  Flops.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Flops);
-  Moved.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Moved);
-  Saved.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Saved);
-  SavedCount.reserve(N);
-  if (Prefault)
-    prefaultCapacity(SavedCount);
-  Align.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Align);
-  InputPrecision.reserve(N);
-  if (Prefault)
-    prefaultCapacity(InputPrecision);
-  Correlation.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Correlation);
-  Event.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Event);
-  FirstLeaf.reserve(N);
-  if (Prefault)
-    prefaultCapacity(FirstLeaf);
-  LastLeaf.reserve(N);
-  if (Prefault)
-    prefaultCapacity(LastLeaf);
-  Lead.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Lead);
-  Trail.reserve(N);
-  if (Prefault)
-    prefaultCapacity(Trail);
+  auto Room = [&](auto &Column) {
+    Column.reserve(N);
+    if (Prefault)
+      prefaultCapacity(Column);
+  };
+#define GRAPH_COLUMN(Member, Encoding, Bound) Room(Member);
+#include "graph/GraphColumns.def"
 }
 
 TaskId Graph::addTask(TaskKind K, std::string_view TaskName, ResourceId R,
