@@ -407,12 +407,8 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
     }
   }
   for (const Loaded &L : Ranks)
-    if (L.Rank >= job::MaxRank || L.WorldSize > job::MaxRank) {
-      reportError(L.Path,
-                  fmt::format("distributedInfo says rank {} of world size {}: "
-                              "ranks and world sizes above {} are not taken "
-                              "(no job has that many)",
-                              L.Rank, L.WorldSize, job::MaxRank));
+    if (std::string E = job::rankLimitError(L.Rank, L.WorldSize); !E.empty()) {
+      reportError(L.Path, E);
       return std::nullopt;
     }
   // Ranks: from distributedInfo when every trace has one, else the order.

@@ -166,11 +166,9 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
       reportError(Rk.Trace, Rk.Error);
       return ExitBadInput;
     }
-    if (Rk.Rank >= job::MaxRank || Rk.WorldSize > job::MaxRank) {
-      reportError(Rk.Trace,
-                  fmt::format("distributedInfo says rank {} of world size {}: "
-                              "ranks and world sizes above {} are not taken",
-                              Rk.Rank, Rk.WorldSize, job::MaxRank));
+    if (std::string E = job::rankLimitError(Rk.Rank, Rk.WorldSize);
+        !E.empty()) {
+      reportError(Rk.Trace, E);
       return ExitBadInput;
     }
   }

@@ -725,6 +725,15 @@ llvm::Expected<Job> job::joinRanks(std::vector<RankGraph> Ranks, Clock C) {
   return joinPrepared(std::move(*P));
 }
 
+std::string job::rankLimitError(int64_t Rank, int64_t WorldSize) {
+  if (Rank < MaxRank && WorldSize <= MaxRank)
+    return "";
+  return fmt::format("distributedInfo says rank {} of world size {}: ranks "
+                     "and world sizes above {} are not taken (no job has "
+                     "that many)",
+                     Rank, WorldSize, MaxRank);
+}
+
 size_t job::rankIndexOf(const Job &J, TaskId T) {
   auto It = std::upper_bound(
       J.Ranks.begin(), J.Ranks.end(), T,

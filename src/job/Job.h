@@ -38,6 +38,9 @@ struct RankGraph {
 /// keys maps; one far beyond any job (2^31 wrapped negative, 2^32 + 2 became
 /// rank 2) is bad input.
 constexpr int64_t MaxRank = int64_t(1) << 24;
+/// What is wrong with a rank of \p Rank in a world of \p WorldSize (as
+/// distributedInfo says them) beyond MaxRank; "" where nothing is.
+std::string rankLimitError(int64_t Rank, int64_t WorldSize);
 
 enum class Clock : uint8_t {
   Collectives, ///< offsets estimated from matched collectives' ends
