@@ -417,20 +417,7 @@ public:
       reportError("ddscript", llvm::toString(R.takeError()));
       return false;
     }
-    const job::JobIteration &It = L->Job.Iterations[Chosen->front()];
-    job::Span S = job::simulatedSpan(L->Job, *R, It);
-    size_t Last = 0;
-    int64_t LastEnd = INT64_MIN;
-    for (size_t I = 0; I < L->Job.Ranks.size(); ++I) {
-      auto [B, E] =
-          sim::iterationSpan(L->Job.G, *R, L->Job.G.Iterations[It.PerRank[I]]);
-      if (E > LastEnd) {
-        LastEnd = E;
-        Last = I;
-      }
-    }
-    Out = sim::criticalPath(L->Job.G, *R,
-                            L->Job.G.Iterations[It.PerRank[Last]].End, S.Begin);
+    Out = job::criticalPath(L->Job, *R, L->Job.Iterations[Chosen->front()]);
     J = std::move(L->Job);
     return true;
   }

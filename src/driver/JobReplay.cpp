@@ -524,20 +524,13 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
     Rep.Measured = M.length();
     Rep.Replayed = S.length();
     std::vector<int64_t> Late = job::lateness(*J, *R, It);
-    size_t LastRank = 0;
-    int64_t LastEnd = INT64_MIN;
     for (size_t I = 0; I < J->Ranks.size(); ++I) {
       const graph::Iteration &RI = J->G.Iterations[It.PerRank[I]];
       auto [B, E] = sim::iterationSpan(J->G, *R, RI);
       Rep.Ranks.push_back({J->Ranks[I].Rank, RI.measured(), E - B, Late[I]});
-      if (E > LastEnd) {
-        LastEnd = E;
-        LastRank = I;
-      }
     }
     Rep.Stragglers = stragglers(*J, *R, It, Late);
-    Rep.Path = sim::criticalPath(
-        J->G, *R, J->G.Iterations[It.PerRank[LastRank]].End, S.Begin);
+    Rep.Path = job::criticalPath(*J, *R, It);
     Reports.push_back(std::move(Rep));
   }
   SimTimer.stop();

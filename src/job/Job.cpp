@@ -761,6 +761,21 @@ Span job::simulatedSpan(const Job &J, const sim::SimResult &R,
   return S;
 }
 
+sim::CriticalPath job::criticalPath(const Job &J, const sim::SimResult &R,
+                                    const JobIteration &I) {
+  uint32_t Last = I.PerRank.front();
+  int64_t LastEnd = INT64_MIN;
+  for (uint32_t It : I.PerRank) {
+    int64_t E = sim::iterationSpan(J.G, R, J.G.Iterations[It]).second;
+    if (E > LastEnd) {
+      LastEnd = E;
+      Last = It;
+    }
+  }
+  return sim::criticalPath(J.G, R, J.G.Iterations[Last].End,
+                           simulatedSpan(J, R, I).Begin);
+}
+
 namespace {
 
 /// The collectives with a member inside \p I's span on any rank, and per

@@ -17,6 +17,7 @@
 #define DD_JOB_JOB_H
 
 #include "graph/Graph.h"
+#include "sim/CriticalPath.h"
 #include "sim/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -129,6 +130,11 @@ struct Span {
 Span measuredSpan(const Job &J, const JobIteration &I);
 Span simulatedSpan(const Job &J, const sim::SimResult &R,
                    const JobIteration &I);
+/// The critical path of job iteration \p I in \p R: from the end of the
+/// rank's iteration that ends last (the first such rank) back to the job's
+/// begin.
+sim::CriticalPath criticalPath(const Job &J, const sim::SimResult &R,
+                               const JobIteration &I);
 
 /// How late each rank reached the collectives of job iteration \p I in \p R
 /// (ns past the collective's median arrival, summed), by index into Ranks.
