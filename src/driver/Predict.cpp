@@ -431,7 +431,8 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
 
 /// The profiler's recording options a trace shows: its operators' input
 /// shapes (record_shapes), memory records (profile_memory), Python
-/// function events (with_stack).
+/// function events (with_stack). Memory records taken out of the file after
+/// it was recorded (Trace::DroppedMemoryRecords) still say profile_memory.
 static std::string recordingOptions(const trace::Trace &T) {
   bool Shapes = false, Python = false;
   for (trace::EventId E = 0; E < T.numEvents() && !(Shapes && Python); ++E) {
@@ -440,9 +441,11 @@ static std::string recordingOptions(const trace::Trace &T) {
               T.arg(E, trace::ArgKey::InputDims) != nullptr;
   }
   std::string Out;
-  for (auto [On, Name] : {std::pair{Shapes, "record_shapes"},
-                          std::pair{!T.Memory.empty(), "profile_memory"},
-                          std::pair{Python, "with_stack"}})
+  for (auto [On, Name] :
+       {std::pair{Shapes, "record_shapes"},
+        std::pair{!T.Memory.empty() || T.DroppedMemoryRecords > 0,
+                  "profile_memory"},
+        std::pair{Python, "with_stack"}})
     if (On)
       Out += std::string(Out.empty() ? "" : ", ") + Name;
   return Out;

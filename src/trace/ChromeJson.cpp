@@ -75,6 +75,8 @@ void Writer::header() {
   // is the PyTorch profiler's, not the collector's).
   if (T.FromCollector)
     W.field("ddscriptCollector", true).breakLine();
+  if (T.DroppedMemoryRecords)
+    W.field("ddscriptDroppedMemoryRecords", T.DroppedMemoryRecords).breakLine();
   W.key("deviceProperties").beginArray();
   for (const DeviceInfo &D : T.Devices)
     W.breakLine(2)

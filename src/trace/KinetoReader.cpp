@@ -24,6 +24,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <string>
@@ -438,6 +439,9 @@ void KinetoParser::topLevelField(std::string_view Key, od::value V) {
     T.SchemaVersion = Get::integer(V).value_or(0);
   } else if (Key == "ddscriptCollector") {
     T.FromCollector = V.type() == od::json_type::boolean && V.get_bool();
+  } else if (Key == "ddscriptDroppedMemoryRecords") {
+    T.DroppedMemoryRecords =
+        uint64_t(std::max<int64_t>(Get::integer(V).value_or(0), 0));
   }
 }
 

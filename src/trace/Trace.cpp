@@ -205,6 +205,11 @@ std::string Trace::noMemoryRecordsReason() const {
            "records the device allocations CUPTI sees, cudaMalloc and "
            "cudaFree and their driver forms, from the start of the process; "
            "this process made none, or was recorded by an older collector)";
+  if (DroppedMemoryRecords)
+    return "the trace's " + std::to_string(DroppedMemoryRecords) +
+           " [memory] events were taken out of the file after it was "
+           "recorded (its \"ddscriptDroppedMemoryRecords\" says so): give "
+           "the trace as recorded";
   return "the trace has no [memory] events (record it with "
          "torch.profiler.profile(profile_memory=True))";
 }

@@ -160,6 +160,11 @@ public:
   /// Recorded by ddscript's own collector (run.cupti, or JSON `convert`
   /// wrote from one: its "ddscriptCollector" key), not the PyTorch profiler.
   bool FromCollector = false;
+  /// The allocator's records ([memory] events) a tool took out of the file
+  /// after it was recorded, by its "ddscriptDroppedMemoryRecords" key
+  /// (tests/tools/strip_trace.py --drop-memory): the run was recorded with
+  /// profile_memory, and Memory is empty for that reason.
+  uint64_t DroppedMemoryRecords = 0;
   int64_t SchemaVersion = 0;
   std::optional<int64_t> BaseTimeNs;
   std::vector<DeviceInfo> Devices;

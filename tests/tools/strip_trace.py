@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""strip_trace.py IN OUT - keep only what ddscript reads of a Kineto trace.
+"""strip_trace.py [--drop-memory] IN OUT - keep only what ddscript reads of a
+Kineto trace.
 
 Reads a PyTorch-profiler (Kineto) JSON trace, plain or gzip, and writes a
 gzip (level 9, mtime 0: the same input gives the same bytes) that holds only
@@ -16,7 +17,14 @@ Dropped:
   * "args" keys the reader does not look up (ARG_KEYS below), and "args"
     values that are not objects (the reader ignores them);
 Every event is kept (the reader counts those it does not model), only its
-fields are cut.
+fields are cut; with --drop-memory, but for the allocator's records
+("[memory]" instant events): for a trace no test reads memory from (a
+variant of a with/without pair, read for its time only). Its times are the
+same without them (they are no tasks of the graph); the file then says how
+many were taken out (a top-level "ddscriptDroppedMemoryRecords"), so that
+ddscript still knows the run was recorded with profile_memory (the
+profiler's cost per event depends on it) and its memory commands say why
+there are no records.
 
 The keep-lists are the reader's: a change to src/trace/ that reads another
 field adds it here, and the traces stripped before lack it (their originals
@@ -40,7 +48,9 @@ import tempfile
 import zlib
 
 TOP_KEYS = {"traceEvents", "deviceProperties", "distributedInfo",
-            "baseTimeNanoseconds", "schemaVersion", "ddscriptCollector"}
+            "baseTimeNanoseconds", "schemaVersion", "ddscriptCollector",
+            "ddscriptDroppedMemoryRecords"}
+DROPPED_KEY = '"ddscriptDroppedMemoryRecords"'
 DEVICE_KEYS = {"id", "name", "totalGlobalMem", "computeMajor", "computeMinor",
                "numSms"}
 DIST_KEYS = {"backend", "rank", "world_size", "nccl_version"}
@@ -146,9 +156,11 @@ def filtered_object(s, i, keep):
 
 
 class Stats:
-    def __init__(self):
+    def __init__(self, drop_memory=False):
         self.events = 0
+        self.dropped = 0
         self.kineto = False
+        self.drop_memory = drop_memory
 
 
 def event(s, i, st):
@@ -186,8 +198,12 @@ def event(s, i, st):
         elif k == "cat":
             cat = text_of(v, raw)
     st.events += 1
-    if cat in KINETO_CATS or (name == "[memory]" and ph in ("i", "I")):
+    memory = name == "[memory]" and ph in ("i", "I")
+    if cat in KINETO_CATS or memory:
         st.kineto = True
+    if memory and st.drop_memory:
+        st.dropped += 1
+        return None, end
     return "{" + ",".join(fields) + "}", end
 
 
@@ -198,9 +214,14 @@ def events_array(s, i, st, out):
     if s[i:i + 1] == "]":
         out.append("]")
         return i + 1
+    first = True
     while True:
         t, e = event(s, i, st)
-        out.append(t)
+        if t is not None:
+            if not first:
+                out.append(",\n")
+            out.append(t)
+            first = False
         i = ws(s, e)
         c = s[i:i + 1]
         if c == "]":
@@ -208,20 +229,23 @@ def events_array(s, i, st, out):
             return i + 1
         if c != ",":
             raise Refused("not valid JSON: expected ',' or ']' at %d" % i)
-        out.append(",\n")
         i = ws(s, i + 1)
 
 
-def strip_text(s):
+def strip_text(s, drop_memory=False):
     """The stripped document of Kineto JSON text s, and its Stats."""
-    st = Stats()
+    st = Stats(drop_memory)
     out = []
     i = ws(s, 0)
     if s[i:i + 1] == "\ufeff":
         i = ws(s, i + 1)
     c = s[i:i + 1]
     saw_events = False
+    dropped_before = 0
     if c == "[":
+        if drop_memory:
+            raise Refused("a trace that is a bare array of events has no "
+                          "place to say its memory records were dropped")
         i = events_array(s, i, st, out)
         saw_events = True
     elif c == "{":
@@ -238,6 +262,10 @@ def strip_text(s):
             seen.add(rk)
             bare = rk[1:-1]  # the reader compares the raw key
             if bare not in TOP_KEYS:
+                continue
+            if rk == DROPPED_KEY:
+                # Written again below, with what this pass drops added.
+                dropped_before = v if isinstance(v, int) and v > 0 else 0
                 continue
             if not first:
                 out.append(",\n")
@@ -265,6 +293,9 @@ def strip_text(s):
                 out.append(filtered_object(s, j, DIST_KEYS)[0])
             else:
                 out.append(s[j:e])
+        if dropped_before + st.dropped:
+            out.append(",\n%s:%d" % (DROPPED_KEY,
+                                      dropped_before + st.dropped))
         out.append("}")
     else:
         raise Refused("not JSON: does not start with '{' or '['")
@@ -336,9 +367,9 @@ def compress(data):
     return gzip.compress(data, 9, mtime=0)
 
 
-def strip_file(src, dst):
+def strip_file(src, dst, drop_memory=False):
     s = read_input(src)
-    text, st = strip_text(s)
+    text, st = strip_text(s, drop_memory)
     out = compress(text.encode("utf-8", "surrogateescape"))
     d = os.path.dirname(os.path.abspath(dst))
     fd, tmp = tempfile.mkstemp(prefix=".strip_trace.", dir=d)
@@ -355,13 +386,16 @@ def strip_file(src, dst):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: strip_trace.py IN OUT", file=sys.stderr)
+    args = argv[1:]
+    drop_memory = "--drop-memory" in args
+    args = [a for a in args if a != "--drop-memory"]
+    if len(args) != 2 or any(a.startswith("--") for a in args):
+        print("usage: strip_trace.py [--drop-memory] IN OUT", file=sys.stderr)
         return 2
-    src, dst = argv[1], argv[2]
+    src, dst = args
     try:
         before = os.path.getsize(src)
-        st, after = strip_file(src, dst)
+        st, after = strip_file(src, dst, drop_memory)
     except Refused as e:
         print("strip_trace.py: %s: %s" % (src, e), file=sys.stderr)
         return 2
@@ -372,8 +406,10 @@ def main(argv):
     except (OSError, UnicodeError) as e:
         print("strip_trace.py: %s" % e, file=sys.stderr)
         return 2
-    print("%s: %d -> %d bytes (%d events)" % (dst, before, after, st.events),
-          file=sys.stderr)
+    dropped = (", %d memory records dropped" % st.dropped
+               if drop_memory else "")
+    print("%s: %d -> %d bytes (%d events%s)" % (dst, before, after, st.events,
+                                                dropped), file=sys.stderr)
     return 0
 
 

@@ -19,9 +19,10 @@ def fail(msg):
     sys.exit("FAIL: " + msg)
 
 
-def strip(src, dst, rc=0):
-    p = subprocess.run([sys.executable, STRIP, src, dst], capture_output=True,
-                       text=True)
+def strip(src, dst, rc=0, drop_memory=False):
+    flags = ["--drop-memory"] if drop_memory else []
+    p = subprocess.run([sys.executable, STRIP, *flags, src, dst],
+                       capture_output=True, text=True)
     if p.returncode != rc:
         fail(f"strip_trace.py {src}: exit {p.returncode}, want {rc}: "
              f"{p.stderr}")
@@ -103,8 +104,55 @@ def main():
             if outs[0] != outs[1]:
                 fail(f"{' '.join(cmd)} differs on the stripped trace:\n"
                      f"{outs[0]}\n---\n{outs[1]}")
+
+        # --drop-memory: the allocator's records go, the file says how many,
+        # and ddscript times the trace as before: replay's JSON the same,
+        # run amp's the same but for its memory figures and the VM's steps
+        # (no blocks to visit), no warning about the recording options
+        # (profile_memory was on), and memory refuses saying why.
+        light = os.path.join(tmp, "light.json.gz")
+        err = strip(mine, light, drop_memory=True)
+        text = gzip.decompress(open(light, "rb").read()).decode()
+        records = gzip.decompress(open(mine, "rb").read()).decode().count(
+            '"name":"[memory]"')
+        if (records == 0 or '"[memory]"' in text
+                or f'"ddscriptDroppedMemoryRecords":{records}}}' not in text
+                or f"{records} memory records dropped" not in err):
+            fail(f"--drop-memory left records or did not count {records}: "
+                 f"{err}")
+        # Again: nothing more to drop, the count kept.
+        strip(light, light, drop_memory=True)
+        if gzip.decompress(open(light, "rb").read()).decode() != text:
+            fail("--drop-memory on a trace without records changed it")
+        memory_keys = {"memory_device", "peak_bytes_measured",
+                       "peak_bytes_baseline", "peak_bytes_predicted",
+                       "device_memory_bytes", "fits", "memory_changes",
+                       "steps"}
+
+        def run(cmd, path):
+            p = subprocess.run([ddscript, *cmd, "--trace", path, "--format",
+                                "json"], capture_output=True, text=True)
+            return p.returncode, p.stdout.replace(path, "T"), \
+                p.stderr.replace(path, "T")
+        for cmd in (["replay"], ["run", "amp"]):
+            a, b = run(cmd, mine), run(cmd, light)
+            if a[0] != 0 or b[0] != 0 or a[2] != b[2]:
+                fail(f"{' '.join(cmd)} without memory records: {a} {b}")
+            ja, jb = json.loads(a[1]), json.loads(b[1])
+            if "peak_bytes_predicted" not in ja and cmd[0] == "run":
+                fail(f"run amp has no memory figures on {orig}")
+            for k in memory_keys:
+                ja.pop(k, None)
+                jb.pop(k, None)
+            if ja != jb:
+                fail(f"{' '.join(cmd)} differs without memory records")
+        rc, out, err = run(["memory"], light)
+        if rc != 2 or f"the trace's {records} [memory] events were taken " \
+                "out of the file" not in err:
+            fail(f"memory without its records: exit {rc}: {err}")
     print("ok: kept text exact, unread fields gone, idempotent, 6 refusals, "
-          "4 commands identical on a stripped fixture")
+          "4 commands identical on a stripped fixture; --drop-memory: "
+          "records counted, times unchanged, memory says why")
 
 
 if __name__ == "__main__":
