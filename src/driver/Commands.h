@@ -2,6 +2,8 @@
 #ifndef DD_DRIVER_COMMANDS_H
 #define DD_DRIVER_COMMANDS_H
 
+#include "vm/VM.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,7 +49,7 @@ int runMemory(const TraceOptions &O);
 struct ModelOptions {
   std::string Model;                 ///< a path, or a standard model's name
   std::vector<std::string> Settings; ///< NAME=VALUE
-  uint64_t MaxSteps = 50'000'000;
+  uint64_t MaxSteps = vm::DefaultMaxSteps;
   /// The iteration time measured without the profiler ("35.5ms"), or "":
   /// CPU work is scaled to match it before the model runs (ProfilerFit).
   std::string Unprofiled;
@@ -97,7 +99,7 @@ struct ExportOptions {
   std::string OutDir;
   std::string Model;                 ///< "" for the graph as traced
   std::vector<std::string> Settings; ///< NAME=VALUE for the model
-  uint64_t MaxSteps = 50'000'000;
+  uint64_t MaxSteps = vm::DefaultMaxSteps;
 };
 int runExport(const ExportOptions &E, const TraceOptions &T);
 

@@ -185,7 +185,7 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
     RunMemory PeakMem;
     (void)PeakMem.takeSettings(Settings, Model->Program);
     Run = predict(B, Before->R.G, Model->Program, Settings, std::move(PeakMem),
-                  50'000'000);
+                  vm::DefaultMaxSteps);
     Printed = Run->R.Output;
     if (!Run->R.Ok) {
       writeErr(Printed);

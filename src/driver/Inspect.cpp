@@ -2,11 +2,11 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "graph/KernelClass.h"
 #include "memory/MemoryModel.h"
 #include "ops/Gpus.h"
+#include "support/Progress.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"

@@ -10,16 +10,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
-#include "driver/Focus.h"
 #include "driver/Format.h"
 #include "driver/Outputs.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "job/Job.h"
 #include "job/RankFile.h"
 #include "sim/CriticalPath.h"
 #include "support/Parallel.h"
+#include "support/Progress.h"
 #include "trace/TraceReader.h"
+#include "whatif/Focus.h"
 
 #include <fmt/format.h>
 
@@ -317,7 +317,7 @@ llvm::Expected<job::ReducedRank>
 dd::driver::readRank(const std::string &Path, std::string_view Choice,
                      const graph::BuildOptions &BO,
                      const std::string &Calibration) {
-  auto F = readTraceFor(Path, Choice != "all", Choice, false, nullptr);
+  auto F = whatif::readTraceFor(Path, Choice != "all", Choice, false, nullptr);
   if (!F)
     return F.takeError();
   const trace::Trace &T = F->Trace;
@@ -443,31 +443,12 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   return Out;
 }
 
-static std::string iterationError(const std::string &Iteration,
-                                  const std::string &DefaultFrom,
-                                  llvm::Error E) {
-  std::string Msg = llvm::toString(std::move(E));
-  if (DefaultFrom.empty())
-    return Msg + " (the job's iterations are those every rank has)";
-  return fmt::format("the default iteration is the steady-state one of {} "
-                     "(iteration {}), and not every rank has it: give "
-                     "--iteration N",
-                     DefaultFrom, Iteration);
-}
-
 std::optional<std::vector<size_t>>
 dd::driver::chooseJobIterations(const job::Job &J, const std::string &Iteration,
                                 const std::string &DefaultFrom) {
-  // As for one trace, over the job's iterations and their spans.
-  std::vector<int64_t> Numbers, Lengths;
-  for (const job::JobIteration &It : J.Iterations) {
-    Numbers.push_back(It.Number);
-    Lengths.push_back(job::measuredSpan(J, It).length());
-  }
-  auto Chosen = chooseIterations(Numbers, Lengths, Iteration);
+  auto Chosen = whatif::chooseJobIterations(J, Iteration, DefaultFrom);
   if (!Chosen) {
-    reportError("ddscript",
-                iterationError(Iteration, DefaultFrom, Chosen.takeError()));
+    reportError("ddscript", llvm::toString(Chosen.takeError()));
     return std::nullopt;
   }
   return std::move(*Chosen);

@@ -1,26 +1,23 @@
 //===- JobRun.cpp - ddscript run of a model on a job's ranks --------------===//
 //
-// `ddscript run MODEL --trace r0.json.gz r1.json.gz ...`: the ranks are
-// read and matched (job::prepareRanks), the model runs on every rank's
-// graph on its own, as it would on that rank's trace (on threads: the ranks
-// do not share anything the model can change), and the changed ranks are
-// joined and simulated together. A collective member's duration is its
-// transfer, so that `shrink (select comm) by 2` halves the transfer and the
-// wait follows from the simulation; communication a model inserts is paired
-// across ranks by order on same-named channels. See docs/multirank.md.
+// `ddscript run MODEL --trace r0.json.gz r1.json.gz ...`: the ranks read
+// (loadRanksFor), the model run on each and the changed job simulated by
+// the what-if library (whatif/JobPredict.h), and its result printed as text
+// or JSON, with the job's timeline and report. See docs/multirank.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/JobRun.h"
 #include "support/Checked.h"
+#include "whatif/JobPredict.h"
 
 #include "driver/Format.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "graph/Edit.h"
 #include "support/Parallel.h"
+#include "support/Progress.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
@@ -31,65 +28,9 @@
 
 using namespace dd;
 using namespace dd::driver;
+using whatif::JobTimes;
 
 namespace {
-
-/// One job iteration's times: the job's, and each rank's (by rank index).
-/// Simulated, each also as a steady state (driver::steadyState): a rank
-/// whose work piles up past its iterations holds every rank that meets it
-/// at a collective, so the job's steady state is its span, or the most
-/// work one resource of one rank has per iteration, or the span plus the
-/// most any rank falls further behind each iteration, whichever is longest.
-struct JobTimes {
-  int64_t Number = 0;
-  std::string Label;
-  int64_t Job = 0;                ///< first rank's begin to last rank's end
-  int64_t JobSteady = 0;          ///< the job's steady state (Job if measured)
-  std::vector<int64_t> Ranks;     ///< each rank's iteration span
-  std::vector<Steady> RankSteady; ///< simulated: each rank's steady state
-  /// The rank whose backlog sets the job's steady state; -1 if none does.
-  int64_t PilingRank = -1;
-};
-
-/// The times of the job iterations numbered \p Numbers in \p R (simulated)
-/// or as measured (\p R null).
-std::vector<JobTimes> timesOf(const job::Job &J, const sim::SimResult *R,
-                              const std::vector<int64_t> &Numbers) {
-  std::vector<JobTimes> Out;
-  std::optional<sim::IterationLoad> Load;
-  if (R)
-    Load = sim::iterationLoad(J.G, *R);
-  for (int64_t N : Numbers)
-    for (const job::JobIteration &It : J.Iterations) {
-      if (It.Number != N)
-        continue;
-      JobTimes T;
-      T.Number = N;
-      T.Label = It.Label;
-      T.Job = R ? job::simulatedSpan(J, *R, It).length()
-                : job::measuredSpan(J, It).length();
-      T.JobSteady = T.Job;
-      for (size_t I = 0; I < It.PerRank.size(); ++I) {
-        uint32_t RI = It.PerRank[I];
-        const graph::Iteration &GI = J.G.Iterations[RI];
-        if (!R) {
-          T.Ranks.push_back(GI.measured());
-          continue;
-        }
-        auto [B, E] = sim::iterationSpan(J.G, *R, GI);
-        T.Ranks.push_back(E - B);
-        Steady S = steadyState(J.G, *Load, *R, RI);
-        int64_t Held = std::max(S.Piling.PerIteration, T.Job + S.Piling.Growth);
-        if (S.Piling.piling() && Held > T.JobSteady) {
-          T.JobSteady = Held;
-          T.PilingRank = static_cast<int64_t>(I);
-        }
-        T.RankSteady.push_back(std::move(S));
-      }
-      Out.push_back(std::move(T));
-    }
-  return Out;
-}
 
 /// What piles up on the job's ranks, before (\p Rp) and after (\p Pr) the
 /// model, when it does: as for one trace (run's backlog lines), for the rank
@@ -121,44 +62,6 @@ std::string jobBacklogLines(const JobTimes &Rp, const JobTimes &Pr) {
                     "replayed, {} predicted\n",
                     formatDuration(Rp.JobSteady), formatDuration(Pr.JobSteady));
   return S;
-}
-
-void addStats(vm::ChangeStats &To, const vm::ChangeStats &From) {
-  To.Selected += From.Selected;
-  To.Scaled += From.Scaled;
-  To.Inserted += From.Inserted;
-  To.Removed += From.Removed;
-  To.Dependencies += From.Dependencies;
-  To.Scheduled += From.Scheduled;
-  for (unsigned P = 0; P < graph::NumPhases; ++P)
-    To.MovedByPhase[P] =
-        addSaturating(To.MovedByPhase[P], From.MovedByPhase[P]);
-}
-
-/// What the model did on one rank.
-struct RankRun {
-  vm::RunResult R;
-  graph::ResourceId Resources = 0; ///< the rank graph's, after the model
-};
-
-/// The ranks' schedules as one policy of the joined graph.
-sim::SchedulePolicy joinPolicies(const job::Job &J,
-                                 const std::vector<RankRun> &Runs) {
-  sim::SchedulePolicy P;
-  const graph::Graph &G = J.G;
-  P.ResourceOrder.resize(G.Resources.size());
-  for (graph::ResourceId R = 0; R < G.Resources.size(); ++R)
-    P.ResourceOrder[R] = G.Resources[R].Order;
-  P.Priority.assign(G.numTasks(), 0);
-  for (size_t I = 0; I < Runs.size(); ++I) {
-    const sim::SchedulePolicy &From = Runs[I].R.Policy;
-    const job::JobRank &JR = J.Ranks[I];
-    for (size_t R = 0; R < From.ResourceOrder.size(); ++R)
-      P.ResourceOrder[JR.FirstResource + R] = From.ResourceOrder[R];
-    for (size_t T = 0; T < From.Priority.size(); ++T)
-      P.Priority[JR.FirstTask + T] = From.Priority[T];
-  }
-  return P;
 }
 
 double changeOf(int64_t Base, int64_t Pred) {
@@ -207,15 +110,16 @@ void moveSchedule(const job::Job &Base, const sim::SimResult &R,
 int writeJobOutputs(const TraceOptions &T, const std::string &Path,
                     const compiler::CompiledModel &Model,
                     const std::vector<SettingAxis> &Axes,
-                    const vm::ChangeStats &Stats, const job::Job &Base,
-                    const sim::SimResult &BaseRun,
-                    const std::vector<int64_t> &BaseLate, const job::Job &J,
-                    const sim::SimResult &R,
+                    const vm::ChangeStats &Stats,
+                    const whatif::JobPrediction &P,
                     const std::vector<JobTimes> &Measured,
                     const std::vector<JobTimes> &Replayed,
                     const std::vector<JobTimes> &Predicted) {
   if (!wantsOutputs(T))
     return ExitOk;
+  const job::Job &Base = *P.BaseJob, &J = *P.Job;
+  const sim::SimResult &BaseRun = *P.BaseRun, &R = *P.Run;
+  const std::vector<int64_t> &BaseLate = P.BaseLate;
   const job::JobIteration *First = nullptr;
   for (const job::JobIteration &It : J.Iterations)
     if (It.Number == Measured.front().Number)
@@ -279,219 +183,35 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   auto L = loadRanksFor(T);
   if (!L)
     return ExitBadInput;
-  // The profiler's cost per event, out of each rank's CPU work as for one
-  // trace (not out of a collector trace's: its cost is not the PyTorch
-  // profiler's). The ranks as traced are replayed first, for what the
-  // measured times check, and freed before the changed ones are joined
-  // (kept beside them, they were a third copy of every rank's graph).
-  graph::ProfilerCost Cost;
-  size_t CostRanks = 0;
-  std::vector<JobTimes> ProfiledAll; ///< every job iteration, as traced
-  if (Profiler.PerEventNs > 0) {
-    for (size_t I = 0; I < L->Graphs.size(); ++I) {
-      if (Profiler.ByDefault && L->FromCollector[I])
-        continue;
-      graph::Graph &G = L->Graphs[I].G;
-      std::string Error;
-      if (!G.finalized() && !G.finalize(&Error)) {
-        reportError(L->Graphs[I].Path, Error);
-        return ExitBadInput;
-      }
-      ++CostRanks;
-    }
-    if (CostRanks) {
-      PhaseTimer ProfiledTimer("profiled replay");
-      auto PP = job::prepareRanks(L->Graphs, clockFor(T));
-      auto PJ = PP ? job::joinPrepared(std::move(*PP))
-                   : llvm::Expected<job::Job>(PP.takeError());
-      if (!PJ) {
-        reportError("ddscript", llvm::toString(PJ.takeError()));
-        return ExitBadInput;
-      }
-      auto PR = sim::simulate(PJ->G);
-      if (!PR) {
-        reportError("ddscript", llvm::toString(PR.takeError()));
-        return ExitInternal;
-      }
-      std::vector<int64_t> All;
-      for (const job::JobIteration &It : PJ->Iterations)
-        All.push_back(It.Number);
-      ProfiledAll = timesOf(*PJ, &*PR, All);
-    }
-    for (size_t I = 0; I < L->Graphs.size() && CostRanks; ++I) {
-      if (Profiler.ByDefault && L->FromCollector[I])
-        continue;
-      graph::Graph &G = L->Graphs[I].G;
-      graph::ProfilerCost C =
-          graph::removeProfilerCost(G, Profiler.PerEventNs, G.Dur, G.Gap);
-      Cost.Events += C.Events;
-      Cost.Removed = addSaturating(Cost.Removed, C.Removed);
-    }
-  }
-  PhaseTimer JoinTimer("join");
-  // The replay with the profiler's cost: what the measured times check.
-  std::vector<JobTimes> ProfiledReplayed;
-  auto P = job::prepareRanks(std::move(L->Graphs), clockFor(T));
-  if (!P) {
-    reportError("ddscript", llvm::toString(P.takeError()));
-    return ExitBadInput;
-  }
-  // The baseline: the unchanged ranks joined and replayed, on a copy.
-  std::vector<int64_t> Numbers;
-  std::vector<JobTimes> Measured, Replayed;
-  // Per rank: the reported iteration's index in the rank's own graph and
-  // its replayed time in the job (the model's baseline).
-  std::vector<std::pair<size_t, int64_t>> RankIters;
-  size_t JobIterations = 0, Collectives = 0;
-  // For --timeline and --report: the unchanged job and its replay, and per
-  // rank its late arrivals at the first reported iteration's collectives.
-  std::optional<job::Job> BaseJob;
-  std::optional<sim::SimResult> BaseRun;
-  std::vector<int64_t> BaseLate;
-  {
-    auto Base = job::joinPrepared(*P);
-    if (!Base) {
-      reportError("ddscript", llvm::toString(Base.takeError()));
-      return ExitBadInput;
-    }
-    auto Chosen = chooseJobIterations(*Base, L->Iteration, L->DefaultFrom);
-    if (!Chosen)
-      return ExitBadInput;
-    JobIterations = Base->Iterations.size();
-    for (size_t C : *Chosen)
-      Numbers.push_back(Base->Iterations[C].Number);
-    JoinTimer.stop();
-    PhaseTimer BaseTimer("baseline");
-    auto R = sim::simulate(Base->G);
-    if (!R) {
-      reportError("ddscript", llvm::toString(R.takeError()));
-      return ExitInternal;
-    }
-    Measured = timesOf(*Base, nullptr, Numbers);
-    Replayed = timesOf(*Base, &*R, Numbers);
-    for (int64_t Number : Numbers)
-      for (const JobTimes &Times : ProfiledAll)
-        if (Times.Number == Number)
-          ProfiledReplayed.push_back(Times);
-    if (!ProfiledAll.empty() && ProfiledReplayed.size() != Numbers.size()) {
-      reportError("ddscript", "internal error: the job as traced lacks an "
-                              "iteration the job without the profiler has");
-      return ExitInternal;
-    }
-    Collectives = Base->G.numCollectives();
-    const job::JobIteration *First = nullptr;
-    for (const job::JobIteration &It : Base->Iterations)
-      if (It.Number == Numbers.front())
-        First = &It;
-    for (size_t I = 0; I < Base->Ranks.size(); ++I) {
-      uint32_t GI = First->PerRank[I];
-      auto [B, E] = sim::iterationSpan(Base->G, *R, Base->G.Iterations[GI]);
-      RankIters.push_back({GI - Base->Ranks[I].Iterations.front(), E - B});
-    }
-    if (wantsOutputs(T)) {
-      BaseLate = job::lateness(*Base, *R, *First);
-      BaseJob = std::move(*Base);
-      BaseRun = std::move(*R);
-    }
-  }
-
-  // The model, on every rank's graph on its own.
-  size_t N = P->Ranks.size();
-  std::vector<RankRun> Runs(N);
-  std::vector<int64_t> JobRanks;
-  for (const job::RankGraph &RG : P->Ranks)
-    JobRanks.push_back(RG.Rank);
-  std::vector<vm::Setting> Settings = combination(Axes, 0);
+  whatif::JobModelRequest Req;
+  Req.Program = &Model.Program;
+  Req.ModelPath = Path;
+  Req.Settings = combination(Axes, 0);
   RunMemory Unused;
-  (void)Unused.takeSettings(Settings, Model.Program);
-  {
-    PhaseTimer ModelTimer("model");
-    parallelFor(N, trace::defaultLoadThreads(), [&](size_t I) {
-      job::RankGraph &RG = P->Ranks[I];
-      vm::RunEnv Env;
-      Env.G = &RG.G;
-      Env.TracePath = RG.Path;
-      Env.Device = L->Devices.at(RG.Rank);
-      Env.Device.MemBandwidth = vm::estimateMemBandwidth(RG.G);
-      Env.Device.PcieBandwidth = vm::estimatePcieBandwidth(RG.G);
-      // The job's size: as its traces record it when they do (some of
-      // its ranks may be all that was given), else the ranks given.
-      Env.WorldSize = std::max(L->WorldSize, static_cast<int64_t>(N));
-      Env.Rank = RG.Rank;
-      Env.JobRanks = JobRanks;
-      Env.CommWait = &P->Wait[I];
-      auto [Report, BaseNs] = RankIters[I];
-      Env.ReportIteration = Report;
-      Env.BaselineNs = BaseNs;
-      Env.NoMemoryReason = "a job's memory is not modelled: run the model "
-                           "on one rank's trace for its memory";
-      graph::Graph *GP = &RG.G;
-      // simulate() in a model sees its rank alone: collective members
-      // take their transfers, without waiting for the other ranks.
-      Env.Simulate =
-          [GP, Report = Report](
-              const sim::SchedulePolicy &Pol) -> llvm::Expected<int64_t> {
-        auto R = sim::simulate(*GP, &Pol);
-        if (!R)
-          return R.takeError();
-        return sim::iterationTime(*GP, *R, GP->Iterations[Report]);
-      };
-      vm::RunOptions RO;
-      RO.MaxSteps = M.MaxSteps;
-      RO.Settings = Settings;
-      // The ranks share one output budget: 300 ranks printing 32 MiB each
-      // grew to 7 GB before they failed.
-      RO.MaxOutputBytes =
-          std::max<uint64_t>(uint64_t(1) << 20, RO.MaxOutputBytes / N);
-      Runs[I].R = vm::run(Model.Program, Env, RO);
-    });
+  (void)Unused.takeSettings(Req.Settings, Model.Program);
+  Req.MaxSteps = M.MaxSteps;
+  Req.Profiler = Profiler;
+  Req.Clock = clockFor(T);
+  Req.KeepBaseline = wantsOutputs(T);
+  whatif::JobPrediction P = whatif::predictJob(std::move(*L), Req);
+  if (P.ModelRan)
+    (T.Format == OutputFormat::Json ? writeErr : writeOut)(P.Printed);
+  if (P.Failed) {
+    reportError(P.Failed->File, P.Failed->Message);
+    if (P.FailedRank)
+      reportDiagnostic(SM, P.FailedRun.Error);
+    return P.Failed->Internal ? ExitInternal : ExitBadInput;
   }
-  // What the models printed: once when every rank printed the same.
-  bool Same = true;
-  for (const RankRun &R : Runs)
-    Same &= R.R.Output == Runs.front().R.Output;
-  std::string Printed;
-  for (size_t I = 0; I < N; ++I) {
-    if (Same && I > 0)
-      break;
-    if (!Same && !Runs[I].R.Output.empty())
-      Printed += fmt::format("rank {}:\n", P->Ranks[I].Rank);
-    Printed += Runs[I].R.Output;
-  }
-  (T.Format == OutputFormat::Json ? writeErr : writeOut)(Printed);
-  for (size_t I = 0; I < N; ++I)
-    if (!Runs[I].R.Ok) {
-      reportError(P->Ranks[I].Path, fmt::format("the model failed on rank {}:",
-                                                P->Ranks[I].Rank));
-      reportDiagnostic(SM, Runs[I].R.Error);
-      return ExitBadInput;
-    }
-  vm::ChangeStats Stats;
-  uint64_t Steps = 0;
-  for (const RankRun &R : Runs) {
-    addStats(Stats, R.R.Stats);
-    Steps += R.R.Steps;
-  }
-
-  // The changed ranks, joined and simulated.
-  auto J = job::joinPrepared(std::move(*P));
-  if (!J) {
-    reportError("ddscript", llvm::toString(J.takeError()));
-    return ExitBadInput;
-  }
-  PhaseTimer PredictTimer("predict");
-  sim::SchedulePolicy Policy = joinPolicies(*J, Runs);
-  auto R = sim::simulate(J->G, &Policy);
-  if (!R) {
-    reportError(Path, llvm::toString(R.takeError()));
-    return ExitBadInput;
-  }
-  std::vector<JobTimes> Predicted = timesOf(*J, &*R, Numbers);
-  PredictTimer.stop();
-  if (Predicted.size() != Measured.size()) {
-    reportError(Path, "the model changed the job's iterations");
-    return ExitBadInput;
-  }
+  const job::Job *J = &*P.Job;
+  const std::vector<JobTimes> &Measured = P.Measured, &Replayed = P.Replayed,
+                              &Predicted = P.Predicted,
+                              &ProfiledReplayed = P.ProfiledReplayed;
+  const graph::ProfilerCost &Cost = P.Cost;
+  size_t CostRanks = P.CostRanks, Collectives = P.Collectives,
+         JobIterations = P.JobIterations;
+  const vm::ChangeStats &Stats = P.Stats;
+  uint64_t Steps = P.Steps;
+  const std::string &Printed = P.Printed;
   for (const std::string &U : J->Unpaired)
     reportWarning(Path, U);
 
@@ -571,8 +291,8 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       S += '\n';
     }
     writeOut(S);
-    return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
-                           BaseLate, *J, *R, Measured, Replayed, Predicted);
+    return writeJobOutputs(T, Path, Model, Axes, Stats, P, Measured, Replayed,
+                           Predicted);
   }
 
   std::string S =
@@ -639,6 +359,6 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   S += "memory     not predicted for a job: run the model on one rank's "
        "trace for its peak\n";
   writeOut(S);
-  return writeJobOutputs(T, Path, Model, Axes, Stats, *BaseJob, *BaseRun,
-                         BaseLate, *J, *R, Measured, Replayed, Predicted);
+  return writeJobOutputs(T, Path, Model, Axes, Stats, P, Measured, Replayed,
+                         Predicted);
 }

@@ -10,9 +10,9 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "memory/MemoryModel.h"
+#include "support/Progress.h"
 
 #include <fmt/format.h>
 

@@ -18,11 +18,11 @@
 #include "driver/Models.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "driver/Sweep.h"
 #include "graph/KernelClass.h"
 #include "support/Parallel.h"
+#include "support/Progress.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
@@ -294,7 +294,8 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
         return;
       }
       graph::Graph Copy = *G;
-      Prediction P = predict(B, Copy, M->Program, {}, RunMemory(), 50'000'000);
+      Prediction P =
+          predict(B, Copy, M->Program, {}, RunMemory(), vm::DefaultMaxSteps);
       if (!P.R.Ok)
         W.Error = P.R.Error.Message;
       else if (!P.SimError.empty())

@@ -1,10 +1,8 @@
-//===- Predict.h - One run of a model against a trace's graph ---*- C++ -*-===//
+//===- Predict.h - A model run on a trace, for the commands -----*- C++ -*-===//
 //
-// What `ddscript run` does once per set of parameters: run the model's
-// bytecode against a graph of the trace, simulate the changed graph, and
-// compare the reported iterations' predicted times with the measured and
-// replayed ones. A plain run does it once on the trace's graph; a sweep does
-// it once per combination of the swept values, each on a fresh copy.
+// The command line's side of whatif/Predict.h: --unprofiled read, the
+// profiler's request applied with its warnings printed, the trace set up
+// for `run` (RunSetup), and the JSON and report forms of a run's changes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_DRIVER_PREDICT_H
@@ -12,12 +10,13 @@
 
 #include "driver/Commands.h"
 #include "driver/Format.h"
-#include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "graph/Graph.h"
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 #include "vm/VM.h"
+#include "whatif/Predict.h"
+#include "whatif/RunMemory.h"
 
 #include <memory>
 #include <optional>
@@ -27,147 +26,37 @@
 
 namespace dd::driver {
 
-/// Work piling up: over an iteration and its neighbours, the work they put
-/// on one resource exceeds the time they take, or their work finishes
-/// further past their ends each iteration (by more than BacklogMargin):
-/// repeated, the run would fall further behind each iteration.
-struct Backlog {
-  /// The resource whose work over the window exceeds its time (empty:
-  /// none), and that work per iteration.
-  std::string Resource;
-  int64_t PerIteration = 0;
-  /// How much later, past its iteration's end, each iteration's work
-  /// finishes than the one before's (0: no growth beyond the margin).
-  int64_t Growth = 0;
-  int64_t IterationTime = 0; ///< the window's iterations' mean time
-  size_t Window = 0;         ///< iterations in the window
-  bool piling() const { return !Resource.empty() || Growth > 0; }
-};
-constexpr double BacklogMargin = 0.05;
-/// What piles up, in words: "stream 7 has 12 ms of work per iteration, and
-/// each iteration's work finishes 1 ms further past its end".
-std::string backlogText(const Backlog &B);
+using whatif::Backlog;
+using whatif::backlogText;
+using whatif::Baseline;
+using whatif::DefaultPerEventNs;
+using whatif::Outcome;
+using whatif::predict;
+using whatif::Prediction;
+using whatif::ProfilerFit;
+using whatif::ProfilerRequest;
+using whatif::RunMemory;
+using whatif::Steady;
+using whatif::steadyState;
+using whatif::steadyStates;
+
 /// \p B as the JSON member \p Key: null when nothing piles up.
 void writeBacklog(JsonWriter &W, const char *Key, const Backlog &B);
 
-/// An iteration's steady state: its time, or where work piles up, the
-/// longest of: the overloaded resource's work per iteration, and its time
-/// plus how much further behind its work falls each iteration.
-struct Steady {
-  int64_t Time = 0;
-  Backlog Piling;
-};
-/// The steady state of iteration \p I of \p G as \p R times it, with
-/// \p Load the iterations' load (sim::iterationLoad) of that graph and R.
-Steady steadyState(const graph::Graph &G, const sim::IterationLoad &Load,
-                   const sim::SimResult &R, size_t I);
-/// steadyState of each of \p Chosen, the load computed once.
-std::vector<Steady> steadyStates(const graph::Graph &G, const sim::SimResult &R,
-                                 const std::vector<size_t> &Chosen);
-
-/// The profiler's overhead taken out (`run --unprofiled TIME`): the factor
-/// by which CPU work (leaf durations and the gaps between them on CPU
-/// threads) is scaled so that the replay of the reported iterations lasts
-/// TIME, the iteration time the user measured without the profiler.
-struct ProfilerFit {
-  bool Applied = false;
-  int64_t Target = 0;   ///< the time measured without the profiler
-  int64_t Replayed = 0; ///< their mean replay with the factor
-  int64_t Floor = 0;    ///< their replay with (next to) no CPU time
-  double CpuScale = 1.0;
-  /// The scales whose replay is within 1% of Target: how well the
-  /// measurement determines CpuScale (wide near the GPU-only floor).
-  double ScaleLow = 1.0, ScaleHigh = 1.0;
-  /// False where no factor in [MinCpuScale, MaxCpuScale] replays within
-  /// 2% of Target: the nearest end of the range (Replayed says how far).
-  bool Reached = true;
-  /// Free CPU work still replays more than 0.5% slower than Target: the
-  /// unprofiled run is bound by GPU work, and CpuScale is the largest that
-  /// keeps the replay at that floor (an upper bound on CPU time).
-  bool GpuBound = false;
-  /// `--unprofiled per-event`: the profiler's cost per recorded CPU event
-  /// taken out (graph::removeProfilerCost) instead of a fitted scale. The
-  /// counts are the reported iteration's; ProfiledReplay is its replay
-  /// before the cost came out (the check against the trace).
-  bool PerEvent = false;
-  int64_t PerEventNs = 0;
-  uint64_t Events = 0;
-  int64_t Removed = 0;
-  int64_t ProfiledReplay = 0;
-  /// Each reported iteration's replay before the cost came out, in the
-  /// order of the reported iterations (ProfiledReplay is their mean).
-  std::vector<int64_t> ProfiledReplays;
-  /// Whether the graph's CPU work was changed (and the baseline replayed
-  /// again).
-  bool changed() const { return Applied || PerEvent; }
-};
-constexpr double MinCpuScale = 1.0 / 64, MaxCpuScale = 4.0;
-
-/// Fits ProfilerFit::CpuScale by bisection on the replay of \p Chosen of
-/// \p G (unchanged) and applies it to G. Fails only where G cannot be
-/// simulated.
-llvm::Expected<ProfilerFit> fitUnprofiled(graph::Graph &G,
-                                          const std::vector<size_t> &Chosen,
-                                          int64_t Target);
-
-/// What --unprofiled asks for: the time measured without the profiler
-/// (a fit of CPU speed to it), or the per-event model.
-struct ProfilerRequest {
-  std::optional<int64_t> Target;
-  int64_t PerEventNs = 0; ///< above 0: `per-event[=TIME]`
-  /// The per-event model by default (no --unprofiled, no --profiled): not
-  /// for ddscript's own collector's traces (run.cupti), whose cost is not
-  /// the PyTorch profiler's.
-  bool ByDefault = false;
-  /// This request for trace \p T.
-  ProfilerRequest forTrace(const trace::Trace &T) const {
-    ProfilerRequest R = *this;
-    if (R.ByDefault && T.FromCollector)
-      R.PerEventNs = 0;
-    return R;
-  }
-};
-/// The profiler's cost per recorded CPU event on the traces ddscript's
-/// ground truth was recorded with (record_shapes and profile_memory on;
-/// fitted by tests/cli/fit_profiler_cost.py, docs/validation.md).
-constexpr int64_t DefaultPerEventNs = 5500;
 /// Reads --unprofiled's \p Text into \p Out: empty (not given) is the
 /// per-event model at its default cost for one trace, nothing for a job;
 /// "profiled" (--profiled) nothing; `per-event[=COST]`; or a duration. False,
 /// with the error reported, for anything else, or a value given for a job.
 bool parseUnprofiled(const std::string &Text, const TraceOptions &T,
                      ProfilerRequest &Out);
-/// fitUnprofiled where \p Target is given (else a fit not applied), with a
-/// warning where the fit is GPU-bound or out of range; none, with the error
-/// reported, where the graph cannot be simulated.
-std::optional<ProfilerFit> applyUnprofiled(graph::Graph &G,
-                                           const std::vector<size_t> &Chosen,
-                                           const ProfilerRequest &Req,
-                                           const std::string &TracePath);
 
 /// What `run` and `opportunities` do with a loaded trace: the request for
-/// that trace applied to \p R's graph (applyUnprofiled; a warning where the
-/// trace's recording options differ from the per-event fit's) and, where
-/// its CPU work changed, \p R's baseline replayed again. None, the error
-/// reported, where the graph cannot be simulated.
+/// that trace applied to \p R's graph (whatif::applyProfiler, its warnings
+/// printed) and, where its CPU work changed, \p R's baseline replayed
+/// again. None, the error reported, where the graph cannot be simulated.
 std::optional<ProfilerFit> applyProfiler(Replayed &R,
                                          const ProfilerRequest &Req,
                                          const std::string &TracePath);
-
-/// The trace side of a run, shared by every point of a sweep: the trace, its
-/// unchanged graph, the reported iterations and the baseline replay.
-struct Baseline {
-  const trace::Trace *Tr = nullptr;
-  std::string TracePath;
-  const graph::Graph *G = nullptr;
-  std::vector<size_t> Chosen;
-  const sim::SimResult *Base = nullptr;
-  /// The replay's steady state of each of Chosen (steadyStates of the
-  /// unchanged graph): the same for every run of a sweep or every what-if,
-  /// so computed once. predict computes it when it is left empty.
-  std::vector<Steady> BaseSteady;
-  ProfilerFit Unprofiled;
-};
 
 /// What `ddscript run` sets up for one trace before a model runs: the trace
 /// read, its graph built, the reported iterations chosen (--iteration, by
@@ -192,72 +81,11 @@ struct RunSetupResult {
 };
 RunSetupResult setupRun(const TraceOptions &T, const ProfilerRequest &Req);
 
-/// One reported iteration: measured, replayed and predicted time.
-struct Outcome {
-  size_t Index = 0; ///< into the graph's iterations
-  /// Measured and Baseline (replayed) are the iteration's span; Predicted
-  /// is the changed run's steady state (PredictedSpan, or more where work
-  /// piles up), compared with the replay's (BaselineSteady).
-  int64_t Measured = 0, Baseline = 0, Predicted = 0;
-  int64_t BaselineSteady = 0, PredictedSpan = 0;
-  Backlog BasePiling, PredPiling;
-  /// With --unprofiled: Measured is the time measured without the
-  /// profiler, Profiled the trace's, and CpuScale the fitted factor.
-  int64_t Profiled = 0;
-  double CpuScale = 1.0;
-  /// ProfilerFit::ScaleLow and ScaleHigh.
-  double CpuScaleLow = 1.0, CpuScaleHigh = 1.0;
-  /// With `--unprofiled per-event`: Measured stays the trace's, Baseline is
-  /// the replay without the profiler's cost, ProfiledReplay the replay with
-  /// it; the cost per event, the events and the time taken out.
-  int64_t ProfiledReplay = 0, PerEventNs = 0, ProfilerRemoved = 0;
-  uint64_t ProfilerEvents = 0;
-  /// The model removed all of the iteration's work: nothing is left to
-  /// time, and there is no speedup to give.
-  bool emptied() const { return Predicted <= 0; }
-  double speedup() const {
-    return Predicted > 0 ? double(BaselineSteady) / double(Predicted) : 0.0;
-  }
-  /// "1.234x", or "-" when emptied().
-  std::string speedupText() const;
-  /// Writes the speedup, or null when emptied().
-  void speedupJson(JsonWriter &W) const;
-  double replayError() const {
-    int64_t Replayed = ProfiledReplay ? ProfiledReplay : Baseline;
-    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
-  }
-  /// (predicted - replayed) / replayed, steady states both.
-  double change() const {
-    return BaselineSteady
-               ? double(Predicted - BaselineSteady) / double(BaselineSteady)
-               : 0.0;
-  }
-};
-
-/// What one run of a model gave.
-struct Prediction {
-  vm::RunResult R;
-  RunMemory Mem;
-  std::optional<sim::SimResult> Pred;
-  std::vector<Outcome> Out; ///< per reported iteration
-  /// The model's error: a runtime diagnostic (R.Ok false), or a one-line
-  /// message when the changed graph cannot be simulated.
-  std::string SimError;
-  bool ok() const { return R.Ok && SimError.empty(); }
-};
-
 /// The "changes" object of run's JSON: counts and time moved per phase.
 void writeChanges(JsonWriter &W, const vm::ChangeStats &C);
 /// The same counts for the report's "What changed": (what, how much).
 std::vector<std::pair<std::string, std::string>>
 describeChanges(const vm::ChangeStats &C);
-
-/// Runs \p P with \p Settings against \p G, a graph of \p B's trace that
-/// the model changes (B.G itself, or a copy), and simulates the result.
-/// \p Mem has taken its settings (device_memory) already.
-Prediction predict(const Baseline &B, graph::Graph &G, const bc::Program &P,
-                   const std::vector<vm::Setting> &Settings, RunMemory Mem,
-                   uint64_t MaxSteps);
 
 } // namespace dd::driver
 

@@ -2,7 +2,7 @@
 //
 // `ddscript reduce --trace RANK.json.gz -o RANK.ddg` reads one rank as a
 // job's commands read it (its reported iteration and the two beside it,
-// where the trace allows: driver/Focus.h), builds and calibrates its graph
+// where the trace allows: whatif/Focus.h), builds and calibrates its graph
 // and writes it with what the job's commands read of the trace
 // (job/RankFile.h). Each rank is independent work: a scheduler runs one
 // reduce per rank (or per group of ranks, several --trace and an -o
@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/Commands.h"
-#include "driver/Focus.h"
 #include "driver/Format.h"
 #include "driver/Session.h"
 #include "job/Job.h"
@@ -21,6 +20,7 @@
 #include "support/FileIO.h"
 #include "support/Parallel.h"
 #include "trace/TraceReader.h"
+#include "whatif/Focus.h"
 
 #include <fmt/format.h>
 

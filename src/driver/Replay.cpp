@@ -1,9 +1,9 @@
 //===- Replay.cpp - ddscript replay ---------------------------------------===//
 
+#include "whatif/Replay.h"
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Outputs.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "sim/CriticalPath.h"
 
@@ -21,15 +21,7 @@ std::string shortName(std::string_view S) {
   return S.size() <= 60 ? std::string(S) : std::string(S.substr(0, 57)) + "...";
 }
 
-struct IterationReport {
-  const graph::Iteration *It;
-  int64_t Measured, Replayed;
-  int64_t MeasuredBusy, ReplayedBusy;
-  sim::CriticalPath Path;
-  double error() const {
-    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
-  }
-};
+using IterationReport = whatif::IterationReplay;
 
 void printText(const std::string &Path, const graph::Graph &G,
                const graph::BuildStats &Stats,
@@ -38,10 +30,11 @@ void printText(const std::string &Path, const graph::Graph &G,
   Out += fmt::format("trace      {}\n", Path);
   if (Reports.size() == 1) {
     const IterationReport &R = Reports[0];
-    size_t Index = static_cast<size_t>(R.It - G.Iterations.data());
-    Out += fmt::format("iteration  {} ({} of {}{})\n", R.It->Label,
-                       G.iterationOrdinal(Index), G.traceIterationCount(),
-                       Index == Default ? ", steady state" : "");
+    size_t Index = R.Index;
+    Out +=
+        fmt::format("iteration  {} ({} of {}{})\n", G.Iterations[Index].Label,
+                    G.iterationOrdinal(Index), G.traceIterationCount(),
+                    Index == Default ? ", steady state" : "");
     Out += fmt::format("measured   {}\n", formatDuration(R.Measured));
     Out += fmt::format("replayed   {}   error {}\n", formatDuration(R.Replayed),
                        formatPercent(R.error(), true));
@@ -81,7 +74,7 @@ void printText(const std::string &Path, const graph::Graph &G,
     T.alignRight(3);
     double SumAbs = 0;
     for (const IterationReport &R : Reports) {
-      T.row({R.It->Label, formatDuration(R.Measured),
+      T.row({G.Iterations[R.Index].Label, formatDuration(R.Measured),
              formatDuration(R.Replayed), formatPercent(R.error(), true)});
       SumAbs += std::fabs(R.error());
     }
@@ -166,15 +159,15 @@ void printJson(const graph::Graph &G,
     std::string Out;
     JsonWriter W(Out);
     W.beginObject();
-    W.field("iteration", R.It->Number);
-    W.field("label", R.It->Label);
+    W.field("iteration", G.Iterations[R.Index].Number);
+    W.field("label", G.Iterations[R.Index].Label);
     W.field("measured_ns", R.Measured);
     W.field("replayed_ns", R.Replayed);
     W.field("error", R.error());
     W.field("measured_gpu_busy_ns", R.MeasuredBusy);
     W.field("replayed_gpu_busy_ns", R.ReplayedBusy);
     W.field("critical_path_ns", R.Path.Length);
-    // Where the graph lies among the trace's iterations (driver/Focus.h).
+    // Where the graph lies among the trace's iterations (whatif/Focus.h).
     W.field("graph_first_iteration", G.iterationOrdinal(0));
     W.field("graph_iterations", G.Iterations.size());
     W.field("trace_iterations", G.traceIterationCount());
@@ -261,30 +254,14 @@ int dd::driver::runReplay(const TraceOptions &O) {
   std::optional<memory::MemoryModel> Mem;
   if (wantsOutputs(O))
     Mem = memoryForOutputs(*T, *G);
-  PhaseTimer SimTimer("simulate");
-  auto R = sim::simulate(*G);
-  SimTimer.stop();
-  if (!R) {
-    reportError(O.TracePath, llvm::toString(R.takeError()));
+  auto Rp = whatif::replay(*G, *Chosen);
+  if (!Rp) {
+    reportError(O.TracePath, llvm::toString(Rp.takeError()));
     return ExitInternal;
   }
-  std::vector<int64_t> MStart, MEnd;
-  measuredTimes(*G, MStart, MEnd);
-  std::vector<IterationReport> Reports;
-  for (size_t I : *Chosen) {
-    const graph::Iteration &It = G->Iterations[I];
-    IterationReport Rep{&It, 0, 0, 0, 0, {}};
-    int64_t MB = measuredPointTime(*G, It.Begin, MEnd);
-    int64_t ME = measuredPointTime(*G, It.End, MEnd);
-    int64_t SB = sim::pointTime(*G, *R, It.Begin);
-    int64_t SE = sim::pointTime(*G, *R, It.End);
-    Rep.Measured = ME - MB;
-    Rep.Replayed = SE - SB;
-    Rep.MeasuredBusy = gpuBusy(*G, MStart, MEnd, MB, ME);
-    Rep.ReplayedBusy = gpuBusy(*G, R->Start, R->End, SB, SE);
-    Rep.Path = sim::criticalPath(*G, *R, It.End, SB);
-    Reports.push_back(std::move(Rep));
-  }
+  const sim::SimResult *R = &Rp->R;
+  const std::vector<int64_t> &MStart = Rp->MStart, &MEnd = Rp->MEnd;
+  const std::vector<IterationReport> &Reports = Rp->Iterations;
   if (O.Diverging)
     printDiverging(*G, *R, MStart, MEnd, O.Diverging);
   if (O.Format == OutputFormat::Json)

@@ -7,13 +7,13 @@
 #include "driver/Models.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
-#include "driver/Progress.h"
-#include "driver/RunMemory.h"
 #include "driver/Session.h"
 #include "driver/Sweep.h"
 #include "sim/CriticalPath.h"
+#include "support/Progress.h"
 #include "support/Units.h"
 #include "vm/VM.h"
+#include "whatif/RunMemory.h"
 
 #include <fmt/format.h>
 

@@ -10,6 +10,8 @@
 #include "sim/Simulator.h"
 #include "trace/Trace.h"
 #include "vm/VM.h"
+#include "whatif/Iterations.h"
+#include "whatif/JobPredict.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -20,6 +22,17 @@
 #include <vector>
 
 namespace dd::driver {
+
+using whatif::chooseIterations;
+using whatif::defaultIteration;
+using whatif::gpuBusy;
+using whatif::IterationLists;
+using whatif::iterationLists;
+using whatif::iterationsWithWork;
+using whatif::markerWarnings;
+using whatif::measuredPointTime;
+using whatif::measuredTimes;
+using whatif::parseWindow;
 
 /// Exit codes of the ddscript command.
 enum ExitCode : int { ExitOk = 0, ExitBadInput = 2, ExitInternal = 3 };
@@ -53,7 +66,7 @@ struct CommandInput {
   graph::BuildOptions Build;
   trace::Trace Trace;
   /// Where the trace's iterations lie among the file's, when it holds only
-  /// some (see driver/Focus.h); given to the graph.
+  /// some (see whatif/Focus.h); given to the graph.
   graph::Graph::IterationSpan Span;
 };
 /// The graph options of a command (--window, --calibration); prints the
@@ -65,7 +78,7 @@ std::optional<graph::BuildOptions> buildOptionsFor(const TraceOptions &O);
 /// a bad option or a trace that cannot be read. With \p Focus, for a
 /// command that reports the iterations --iteration names, only those
 /// iterations and their neighbours are read where the trace allows it
-/// (driver/Focus.h).
+/// (whatif/Focus.h).
 std::optional<CommandInput> loadInputFor(const TraceOptions &O,
                                          bool Focus = false);
 /// Builds the graph, timed as the "graph" phase.
@@ -78,25 +91,7 @@ std::optional<graph::Graph> buildGraphFor(const TraceOptions &O,
                                           graph::BuildStats *Stats = nullptr);
 
 /// A job's ranks, each trace of O.TracePaths read and its graph built.
-struct LoadedRanks {
-  std::vector<job::RankGraph> Graphs; ///< in the order given
-  bool RanksFromTraces = false; ///< from distributedInfo, else the order given
-  std::map<int32_t, vm::DeviceFacts> Devices; ///< by rank
-  /// The job's world size as every trace's distributedInfo says it (a job
-  /// may be given some of its ranks); -1 when they do not all say one.
-  int64_t WorldSize = -1;
-  /// The iteration to report: --iteration, or by default the steady-state
-  /// one of the first trace (DefaultFrom), which every other rank read
-  /// focused; "" when there is none (a trace without iterations).
-  std::string Iteration;
-  std::string DefaultFrom;
-  /// Per rank, in Graphs' order: a trace of ddscript's own collector, whose
-  /// cost is not the PyTorch profiler's (no per-event model for it).
-  std::vector<bool> FromCollector;
-  /// Per rank, in Graphs' order: the trace it was read from (a reduced
-  /// rank's is the trace `reduce` read, as it was given there).
-  std::vector<std::string> Sources;
-};
+using whatif::LoadedRanks;
 
 /// One rank of a job read from its trace \p Path as the job's commands read
 /// it (only what iteration \p Choice needs, where the trace allows), and
@@ -148,62 +143,6 @@ struct Replayed {
 };
 /// Loads O.TracePath so; nullopt, the error printed, when it cannot.
 std::optional<Replayed> loadReplayed(const TraceOptions &O);
-
-/// Parses a --window value "START:END" (microseconds from the trace start).
-llvm::Expected<std::pair<int64_t, int64_t>> parseWindow(std::string_view S);
-
-/// Which iterations a command reports: "" (the default, a steady-state
-/// one), a number as the trace numbers them, or "all".
-llvm::Expected<std::vector<size_t>> chooseIterations(const graph::Graph &G,
-                                                     std::string_view Choice);
-/// The same over iterations given by their numbers and measured lengths
-/// (and which hold GPU work: \p Busy, as for defaultIteration).
-llvm::Expected<std::vector<size_t>>
-chooseIterations(llvm::ArrayRef<int64_t> Numbers,
-                 llvm::ArrayRef<int64_t> Lengths, std::string_view Choice,
-                 llvm::ArrayRef<uint8_t> Busy = {});
-/// The default iteration: the median-length one, first and last excluded,
-/// among those that hold GPU work (\p Busy, by iteration; all when it is
-/// empty or none does), so that markers around no work (a profiler
-/// schedule's empty steps, stray annotations) never make the steady state.
-/// For a graph of part of a trace it is the trace's (Graph::Span), and
-/// G.Iterations.size() when that one is not in the graph.
-size_t defaultIteration(const graph::Graph &G);
-/// The numbers and measured lengths of a graph's iterations, and which hold
-/// GPU work.
-struct IterationLists {
-  std::vector<int64_t> Numbers, Lengths;
-  std::vector<uint8_t> Busy;
-};
-IterationLists iterationLists(const graph::Graph &G);
-size_t defaultIteration(llvm::ArrayRef<int64_t> Lengths,
-                        llvm::ArrayRef<uint8_t> Busy = {});
-/// Which of the iterations [Begin[I], End[I]) hold GPU work: one of
-/// \p WorkStarts (the starts of kernels, copies and sets) lies in it.
-std::vector<uint8_t> iterationsWithWork(llvm::ArrayRef<int64_t> Begin,
-                                        llvm::ArrayRef<int64_t> End,
-                                        std::vector<int64_t> WorkStarts);
-/// What is odd about a trace's iteration markers, given by start: markers
-/// that begin before the one before them ends (nested or repeated),
-/// numbers on more than one marker, markers around no GPU work (\p Busy).
-/// One warning per kind, naming the first case.
-std::vector<std::string> markerWarnings(llvm::ArrayRef<int64_t> Numbers,
-                                        llvm::ArrayRef<int64_t> Begin,
-                                        llvm::ArrayRef<int64_t> End,
-                                        llvm::ArrayRef<uint8_t> Busy);
-
-/// Measured and simulated busy time of the GPU streams inside [Begin, End).
-int64_t gpuBusy(const graph::Graph &G, const std::vector<int64_t> &Start,
-                const std::vector<int64_t> &End, int64_t Begin, int64_t End_);
-
-/// Measured start and end of the tasks, on the simulator's time axis
-/// (ns from the graph's origin), for comparisons with a SimResult.
-void measuredTimes(const graph::Graph &G, std::vector<int64_t> &Start,
-                   std::vector<int64_t> &End);
-/// The measured time of an iteration boundary on that axis.
-int64_t measuredPointTime(const graph::Graph &G,
-                          const graph::Iteration::Point &P,
-                          const std::vector<int64_t> &End);
 
 } // namespace dd::driver
 

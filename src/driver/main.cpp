@@ -8,11 +8,11 @@
 #include "driver/Commands.h"
 #include "driver/Console.h"
 #include "driver/Outputs.h"
-#include "driver/Progress.h"
 #include "driver/Session.h"
 #include "support/Exit.h"
 #include "support/FileIO.h"
 #include "support/HugePages.h"
+#include "support/Progress.h"
 #include "support/Work.h"
 
 #include <CLI/CLI.hpp>
@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
   App.set_version_flag("--version", "ddscript " DD_VERSION);
   App.fallthrough();
   App.add_flag_callback(
-      "--timings", [] { PhaseTimer::enable(); },
+      "--timings", [] { dd::PhaseTimer::enable(); },
       "Print each phase's wall time and the peak memory so far on stderr");
 
   TraceOptions Inspect;

@@ -213,7 +213,7 @@ public:
   std::vector<Layer> Layers;
   std::vector<Iteration> Iterations;
   /// A graph may hold only some of its trace's iterations (replay reads
-  /// the ones it reports and their neighbours: driver/Focus.cpp). Then the
+  /// the ones it reports and their neighbours: whatif/Focus.cpp). Then the
   /// trace has TraceIterations of them, Iterations[0] is the trace's
   /// FirstTraceIteration-th (from 0), and Steady is the index in Iterations
   /// of the trace's steady-state one (outside [0, Iterations.size()) when

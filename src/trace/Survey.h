@@ -6,7 +6,7 @@
 // (and "dur" of iteration markers) alone; the other top-level values are
 // kept as text. A second pass can then read only some of the elements in
 // full (excerptKinetoJson builds the document that holds them), which is how
-// `ddscript replay` reads only the iterations it reports (driver/Focus.cpp).
+// `ddscript replay` reads only the iterations it reports (whatif/Focus.cpp).
 //
 // The survey reads text the way the Kineto reader does (the same walker,
 // the same string rules, the same timestamp parser), so an element's time

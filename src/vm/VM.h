@@ -82,8 +82,13 @@ struct Setting {
   std::string Text; ///< as given: 25Gbps, 2, "nccl", true
 };
 
+/// A model's step budget unless --max-steps says otherwise: instructions,
+/// per-task calls included. Every caller (run, export, compare,
+/// opportunities, the golden and stdlib tests) starts from this one.
+constexpr uint64_t DefaultMaxSteps = 50'000'000;
+
 struct RunOptions {
-  uint64_t MaxSteps = 50'000'000; ///< instructions, per-task calls included
+  uint64_t MaxSteps = DefaultMaxSteps;
   /// What print statements may print in all: a model that prints in a loop
   /// stops with an error rather than filling memory. A job's ranks share
   /// one such budget (driver/JobRun.cpp).

@@ -42,7 +42,7 @@ namespace {
 struct Expectations {
   std::string Trace;
   std::vector<vm::Setting> Settings;
-  uint64_t MaxSteps = 50'000'000;
+  uint64_t MaxSteps = vm::DefaultMaxSteps;
   bool PerEvent = false;
   std::vector<std::string> Lines;
   struct Diag {

@@ -2,7 +2,7 @@
 // reported iteration replays as it does in the graph of the whole trace,
 // and where the trace does not allow it the whole file is read.
 
-#include "driver/Focus.h"
+#include "whatif/Focus.h"
 #include "builder/GraphBuilder.h"
 #include "driver/Session.h"
 #include "sim/CriticalPath.h"
@@ -17,6 +17,7 @@
 
 using namespace dd;
 using namespace dd::driver;
+using namespace dd::whatif;
 
 namespace {
 
@@ -188,7 +189,7 @@ TEST_CASE("focus: markers of two threads") {
              std::to_string(Tid) + R"(, "ts": )" + std::to_string(N * 100) +
              R"(, "dur": 90},)";
     // GPU work in every step: the default iteration is among those that
-    // hold some (driver::defaultIteration).
+    // hold some (whatif::defaultIteration).
     for (int N = 0; N < std::max(Steps1, Steps2); ++N)
       D += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )"
            R"("tid": 7, "ts": )" +

@@ -50,7 +50,7 @@ Prediction predict(const std::string &Rel, const std::string &Model,
   REQUIRE_FALSE(Mem.takeSettings(Settings, M.Program).has_value());
   graph::Graph G = S.G;
   driver::Prediction P = driver::predict(S.baseline(), G, M.Program, Settings,
-                                         std::move(Mem), 50'000'000);
+                                         std::move(Mem), vm::DefaultMaxSteps);
   REQUIRE_MESSAGE(P.R.Ok, P.R.Error.Message);
   REQUIRE_MESSAGE(P.SimError.empty(), P.SimError);
   const driver::Outcome &O = P.Out.front();

@@ -1,10 +1,10 @@
-#include "driver/Progress.h"
+#include "support/Progress.h"
 
 #include <cstdio>
 #include <sys/resource.h>
 #include <unistd.h>
 
-using namespace dd::driver;
+using namespace dd;
 
 Progress::Progress(std::string L)
     : Label(std::move(L)), Begin(std::chrono::steady_clock::now()),

@@ -10,8 +10,8 @@
 // trace. See docs/replay.md.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DD_DRIVER_FOCUS_H
-#define DD_DRIVER_FOCUS_H
+#ifndef DD_WHATIF_FOCUS_H
+#define DD_WHATIF_FOCUS_H
 
 #include "graph/Graph.h"
 #include "trace/Trace.h"
@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-namespace dd::driver {
+namespace dd::whatif {
 
 struct FocusedTrace {
   trace::Trace Trace;
@@ -48,6 +48,6 @@ llvm::Expected<FocusedTrace> readTraceFor(const std::string &Path, bool Focus,
                                           std::string_view Choice, bool Memory,
                                           const trace::ProgressFn &Progress);
 
-} // namespace dd::driver
+} // namespace dd::whatif
 
 #endif

@@ -19,19 +19,19 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "driver/Focus.h"
+#include "whatif/Focus.h"
 
 #include "builder/GraphBuilder.h"
-#include "driver/Progress.h"
-#include "driver/Session.h"
 #include "support/ContentBuffer.h"
 #include "support/InputStream.h"
+#include "support/Progress.h"
 #include "trace/Survey.h"
+#include "whatif/Iterations.h"
 
 #include <algorithm>
 
 using namespace dd;
-using namespace dd::driver;
+using namespace dd::whatif;
 using trace::TraceSurvey;
 
 namespace {
@@ -109,7 +109,7 @@ private:
 } // namespace
 
 std::optional<FocusedTrace>
-dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
+dd::whatif::readFocusedTrace(const std::string &Path, std::string_view Choice,
                              bool Memory, const trace::ProgressFn &Progress) {
   if (Choice == "all")
     return std::nullopt;
@@ -236,7 +236,7 @@ dd::driver::readFocusedTrace(const std::string &Path, std::string_view Choice,
 }
 
 llvm::Expected<FocusedTrace>
-dd::driver::readTraceFor(const std::string &Path, bool Focus,
+dd::whatif::readTraceFor(const std::string &Path, bool Focus,
                          std::string_view Choice, bool Memory,
                          const trace::ProgressFn &Progress) {
   if (Focus)

@@ -6,12 +6,12 @@
 // docs/memory.md).
 //
 //===----------------------------------------------------------------------===//
-#ifndef DD_DRIVER_RUNMEMORY_H
-#define DD_DRIVER_RUNMEMORY_H
+#ifndef DD_WHATIF_RUNMEMORY_H
+#define DD_WHATIF_RUNMEMORY_H
 
-#include "driver/Format.h"
 #include "memory/MemoryModel.h"
 #include "sim/Simulator.h"
+#include "support/Format.h"
 #include "trace/Trace.h"
 #include "vm/VM.h"
 
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace dd::driver {
+namespace dd::whatif {
 
 class RunMemory {
 public:
@@ -68,6 +68,6 @@ private:
                const sim::SimResult &R) const;
 };
 
-} // namespace dd::driver
+} // namespace dd::whatif
 
 #endif

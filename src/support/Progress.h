@@ -1,11 +1,11 @@
 //===- Progress.h - A progress line on stderr for slow loads ----*- C++ -*-===//
-#ifndef DD_DRIVER_PROGRESS_H
-#define DD_DRIVER_PROGRESS_H
+#ifndef DD_SUPPORT_PROGRESS_H
+#define DD_SUPPORT_PROGRESS_H
 
 #include <chrono>
 #include <string>
 
-namespace dd::driver {
+namespace dd {
 
 /// Shows "loading NAME  42%" on stderr once a task has run for a second,
 /// and only when stderr is a terminal. The line is erased when done.
@@ -41,6 +41,6 @@ private:
   bool Running = true;
 };
 
-} // namespace dd::driver
+} // namespace dd
 
 #endif

@@ -1,9 +1,9 @@
 //===- RunMemory.cpp - Peak memory in ddscript run ------------------------===//
 
-#include "driver/RunMemory.h"
+#include "whatif/RunMemory.h"
 
-#include "driver/Session.h"
 #include "support/Units.h"
+#include "whatif/Iterations.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include <cstdlib>
 
 using namespace dd;
-using namespace dd::driver;
+using namespace dd::whatif;
 
 namespace {
 
