@@ -28,6 +28,8 @@
 #include "graph/KernelClass.h"
 #include "job/Job.h"
 #include "sim/CriticalPath.h"
+#include "whatif/JobPredict.h"
+#include "whatif/Replay.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -347,11 +349,6 @@ public:
   bool predictedTasks(const std::string &Model,
                       std::vector<std::string> Settings, uint64_t MaxSteps,
                       std::string_view Which, Columns &Out) {
-    if (isJob()) {
-      reportError("ddscript", "a job's predicted tables are not built yet: "
-                              "take one rank's trace");
-      return false;
-    }
     ModelOptions M;
     M.Model = Model;
     M.Settings = std::move(Settings);
@@ -364,6 +361,8 @@ public:
                               "value");
       return false;
     }
+    if (isJob())
+      return predictedJobTasks(*P, MaxSteps, Which, Out);
     graph::Graph G = Setup->G;
     Prediction Pr = predict(Setup->baseline(), G, P->Model.Program,
                             combination(P->Axes, 0), RunMemory(), MaxSteps);
@@ -376,6 +375,36 @@ public:
       return false;
     }
     Out = columnsOf(G, *Pr.Pred, nullptr, Which);
+    return true;
+  }
+
+  /// predictedTasks on a job: the run `run` makes (whatif::predictJob), its
+  /// changed job's tasks with their ranks.
+  bool predictedJobTasks(PreparedModel &P, uint64_t MaxSteps,
+                         std::string_view Which, Columns &Out) const {
+    ProfilerRequest Profiler;
+    if (!parseUnprofiled(Unprofiled, O, Profiler))
+      return false;
+    auto L = loadRanksFor(O);
+    if (!L)
+      return false;
+    whatif::JobModelRequest Req;
+    Req.Program = &P.Model.Program;
+    Req.ModelPath = P.Path;
+    Req.Settings = combination(P.Axes, 0);
+    RunMemory Unused;
+    (void)Unused.takeSettings(Req.Settings, P.Model.Program);
+    Req.MaxSteps = MaxSteps;
+    Req.Profiler = Profiler;
+    Req.Clock = clockFor(O);
+    whatif::JobPrediction J = whatif::predictJob(std::move(*L), Req);
+    if (J.Failed) {
+      reportError(J.Failed->File, J.Failed->Message);
+      if (J.FailedRank)
+        reportDiagnostic(P.SM, J.FailedRun.Error);
+      return false;
+    }
+    Out = columnsOf(J.Job->G, *J.Run, &*J.Job, Which);
     return true;
   }
 
@@ -397,13 +426,12 @@ public:
         reportError(O.TracePath, llvm::toString(Chosen.takeError()));
         return false;
       }
-      auto R = sim::simulate(*G);
+      auto R = whatif::replay(*G, {Chosen->front()});
       if (!R) {
         reportError(O.TracePath, llvm::toString(R.takeError()));
         return false;
       }
-      const graph::Iteration &It = G->Iterations[Chosen->front()];
-      Out = sim::criticalPath(*G, *R, It.End, sim::pointTime(*G, *R, It.Begin));
+      Out = std::move(R->Iterations.front().Path);
       return true;
     }
     auto L = loadJobFor(O);

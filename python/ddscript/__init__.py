@@ -127,12 +127,12 @@ class Table(dict):
             len(self), ", ".join(self.keys()))
 
 
-class Result(_Table, dict):
-    """One JSON object of the command's output, as a dict. A run's on one
-    trace also gives the changed graph's tables: tasks(), kernels() and
-    ops() (the model runs again on a copy of the graph), with predicted_*
-    times where a trace's table has replayed_* ones; a task the model
-    inserted has no measured start or duration."""
+class _Predicted:
+    """A run's tables of the changed graph: tasks(), kernels() and ops()
+    (the model runs again: on a copy of one trace's graph, or on a job's
+    ranks, joined), with predicted_* times where a trace's table has
+    replayed_* ones, and a job's rank; a task the model inserted has no
+    measured start or duration."""
 
     _tables = None
 
@@ -147,15 +147,20 @@ class Result(_Table, dict):
 
     def _table(self, which):
         if self._tables is None:
-            raise ValueError("ddscript: tables come with a run's result on "
-                             "one trace (not a sweep's, a job's or another "
-                             "command's)")
+            raise ValueError("ddscript: tables come with a run's result (not "
+                             "a sweep's or another command's)")
         return self._tables(which)
 
 
-class Results(_Table, list):
+class Result(_Predicted, _Table, dict):
+    """One JSON object of the command's output, as a dict; a run's also
+    gives the changed graph's tables (see _Predicted)."""
+
+
+class Results(_Predicted, _Table, list):
     """Several: one JSON object per reported iteration (replay with
-    iteration="all", a run on a job)."""
+    iteration="all", a run on a job); a run's also gives the changed
+    graph's tables (see _Predicted)."""
 
 
 def _results(out, rows=None, report=None):
@@ -253,7 +258,7 @@ class Trace:
 
         out = call(_path(timeline), _path(report))
         r = _results(out, rows=rows, report=lambda p: call("", p))
-        if isinstance(r, Result) and "sweep" not in r and not self.is_job:
+        if isinstance(r, (Result, Results)) and "sweep" not in r:
             def tables(which):
                 reply = self._t.predicted_tasks(model, settings, max_steps,
                                                 which)

@@ -173,6 +173,29 @@ class Module(unittest.TestCase):
         for rank in range(8):
             self.assertTrue(any(r["rank"] == rank for r in comm))
 
+    def test_job_prediction_tables(self):
+        # A run on a job gives the changed job's tables, as on one trace:
+        # every rank's tasks but those the model removed and with those it
+        # inserted, each with its rank and the prediction's times; AMP's
+        # GEMMs run shorter than they replayed.
+        job = self.dd.load(os.path.join(ARGS.data, "param", "dlrm_8rank"))
+        r = job.run("amp")
+        changes = r["changes"]
+        tasks = r.tasks()
+        self.assertEqual(len(tasks), len(job.tasks()) +
+                         changes["inserted"] - changes["removed"])
+        self.assertEqual(sorted(set(tasks["rank"])), list(range(8)))
+        inserted = [t for t in tasks.rows() if t["start_ns"] is None]
+        self.assertEqual(len(inserted), changes["inserted"])
+
+        def gemm_ns(table, column):
+            return sum(d for d, c in zip(table[column], table["class"])
+                       if c == "gemm" and d is not None)
+        predicted = gemm_ns(r.kernels(), "predicted_duration_ns")
+        replayed = gemm_ns(job.kernels(), "replayed_duration_ns")
+        self.assertGreater(replayed, 0)
+        self.assertLess(predicted, replayed)
+
     def test_job_replays(self):
         job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
         job = self.dd.load(job_dir)
