@@ -14,6 +14,7 @@
 #include "graph/KernelClass.h"
 #include "support/Work.h"
 #include "vm/FilterColumns.h"
+#include "vm/TaskProperties.h"
 #include "vm/VMImpl.h"
 
 #include <array>
@@ -98,167 +99,27 @@ private:
   Node column(MemberId M) {
     if (F.Blocks)
       return blockColumn(I, M);
-    Node C;
-    auto Nums = [&](Dim D, auto Get) {
-      C.Type = Col::Num;
-      C.Unit = D;
-      C.Num.resize(N);
-      for (size_t P = 0; P < N; ++P)
-        C.Num[P] = Get(task(P));
-    };
-    auto IdsOf = [&](Col Ty, auto Get) {
-      C.Type = Ty;
-      C.Ids.resize(N);
-      for (size_t P = 0; P < N; ++P)
-        C.Ids[P] = Get(task(P));
-    };
-    const double NaN = std::nan("");
-    switch (M) {
-    case MemberId::Task_name:
-      IdsOf(Col::Str, [&](TaskId T) { return G.Name[T]; });
-      return C;
-    case MemberId::Task_class: {
-      // Class names as string ids of the graph's pool; none for CPU tasks.
-      std::array<uint32_t, graph::NumKernelClasses> NameOf;
-      for (unsigned K = 0; K < graph::NumKernelClasses; ++K)
-        NameOf[K] = I.strings().intern(
-            graph::kernelClassName(static_cast<graph::KernelClass>(K)));
-      IdsOf(Col::Str, [&](TaskId T) {
-        return G.isGpu(T)
-                   ? NameOf[static_cast<unsigned>(graph::kernelClassOf(G, T))]
-                   : NoId;
-      });
-      return C;
-    }
-    case MemberId::Task_kind:
-      IdsOf(Col::Kind,
-            [&](TaskId T) { return static_cast<uint32_t>(G.Kind[T]); });
-      return C;
-    case MemberId::Task_phase:
-      IdsOf(Col::Phase,
-            [&](TaskId T) { return static_cast<uint32_t>(G.PhaseOf[T]); });
-      return C;
-    case MemberId::Task_layer:
-      IdsOf(Col::Layer, [&](TaskId T) { return G.LayerOf[T]; });
-      return C;
-    case MemberId::Task_stream:
-    case MemberId::Task_thread:
-    case MemberId::Task_resource: {
-      graph::ResourceKind Want = M == MemberId::Task_stream
-                                     ? graph::ResourceKind::GpuStream
-                                     : graph::ResourceKind::CpuThread;
-      IdsOf(Col::Res, [&](TaskId T) {
-        graph::ResourceId X = resourceOf(T);
-        if (X == graph::NoResource)
-          return NoId;
-        if (M != MemberId::Task_resource && G.Resources[X].Kind != Want)
-          return NoId;
-        return X;
-      });
-      return C;
-    }
-    case MemberId::Task_device: {
-      Nums({}, [&](TaskId T) {
-        graph::ResourceId X = resourceOf(T);
-        return X == graph::NoResource
-                   ? -1.0
-                   : static_cast<double>(G.Resources[X].Device);
-      });
-      return C;
-    }
-    case MemberId::Task_duration: {
-      // Containers: their span in the replay of the graph as it stands.
-      bool AnyContainer = false;
-      for (size_t P = 0; P < N && !AnyContainer; ++P)
-        AnyContainer = G.isContainer(task(P));
-      const sim::SimResult *R = AnyContainer ? &I.currentReplay() : nullptr;
-      Nums(Dim::duration(), [&](TaskId T) {
-        if (G.isLeaf(T))
-          return static_cast<double>(G.Dur[T]);
-        if (R->Start[T] == graph::NoTime || R->End[T] == graph::NoTime)
-          return 0.0;
-        return static_cast<double>(R->End[T] - R->Start[T]);
-      });
-      return C;
-    }
-    case MemberId::Task_measured:
-      Nums(Dim::duration(), [&](TaskId T) {
-        return G.MeasuredDur[T] == graph::NoTime
-                   ? 0.0
-                   : static_cast<double>(G.MeasuredDur[T]);
-      });
-      return C;
-    case MemberId::Task_bytes:
-      // Unknown sizes are none, as the member t.bytes gives them: a
-      // predicate and a filter over it agree.
-      Nums(Dim::bytes(), [&](TaskId T) {
-        return G.Bytes[T] < 0 ? NaN : static_cast<double>(G.Bytes[T]);
-      });
-      return C;
-    case MemberId::Task_iteration:
-      Nums({}, [&](TaskId T) {
-        int32_t It = G.IterationOf[T];
-        return It < 0 ? NaN : static_cast<double>(G.Iterations[It].Number);
-      });
-      return C;
-    case MemberId::Task_start:
-      Nums(Dim::duration(), [&](TaskId T) {
-        return G.MeasuredStart[T] == graph::NoTime
-                   ? NaN
-                   : static_cast<double>(G.MeasuredStart[T] - G.Origin);
-      });
-      return C;
-    case MemberId::Task_container:
-      IdsOf(Col::Bool, [&](TaskId T) { return G.isContainer(T) ? 1u : 0u; });
-      return C;
-    case MemberId::Task_inserted:
-      IdsOf(Col::Bool, [&](TaskId T) {
-        return (G.Flags[T] & graph::TF_Inserted) ? 1u : 0u;
-      });
-      return C;
-    case MemberId::Task_id:
-      Nums({}, [&](TaskId T) { return static_cast<double>(T); });
-      return C;
-    case MemberId::Task_flops: {
-      const std::vector<double> &F = I.flopsColumn();
-      Nums({}, [&](TaskId T) { return T < F.size() ? F[T] : NaN; });
-      return C;
-    }
-    case MemberId::Task_bytes_moved: {
-      const std::vector<double> &B = I.movedColumn();
-      Nums(Dim::bytes(), [&](TaskId T) { return T < B.size() ? B[T] : NaN; });
-      return C;
-    }
-    case MemberId::Task_intensity: {
-      const std::vector<double> &F = I.flopsColumn();
-      const std::vector<double> &B = I.movedColumn();
-      Nums({}, [&](TaskId T) {
-        return T < F.size() && T < B.size() && B[T] > 0 ? F[T] / B[T] : NaN;
-      });
-      return C;
-    }
-    case MemberId::Task_rank: {
-      double R = I.env().Rank < 0 ? NaN : static_cast<double>(I.env().Rank);
-      Nums({}, [&](TaskId) { return R; });
-      return C;
-    }
-    case MemberId::Task_wait:
-    case MemberId::Task_transfer: {
-      const auto *W = I.env().CommWait;
-      bool Wait = M == MemberId::Task_wait;
-      Nums(Dim::duration(), [&](TaskId T) {
-        if (!W)
-          return NaN;
-        auto F = W->find(T);
-        if (F == W->end())
-          return NaN;
-        return static_cast<double>(Wait ? F->second : G.Dur[T]);
-      });
-      return C;
-    }
-    default:
+    if (!props::isTaskProperty(M))
       fail("internal error: property not usable in a predicate");
-    }
+    // A task's own values: one accessor each (TaskProperties.h), which the
+    // member t.M reads too.
+    auto ResourceOf = [&](TaskId T) { return resourceOf(T); };
+    props::Source S{I, G, ResourceOf};
+    return props::withTaskProperty(M, S, [&](const auto &A) {
+      Node C;
+      C.Type = A.Type;
+      C.Unit = A.Unit;
+      if constexpr (std::decay_t<decltype(A)>::Type == Col::Num) {
+        C.Num.resize(N);
+        for (size_t P = 0; P < N; ++P)
+          C.Num[P] = A.Get(task(P));
+      } else {
+        C.Ids.resize(N);
+        for (size_t P = 0; P < N; ++P)
+          C.Ids[P] = A.Get(task(P));
+      }
+      return C;
+    });
   }
 
   Node layerColumn(MemberId M) {

@@ -6,6 +6,7 @@
 #include "ops/Saved.h"
 #include "support/Work.h"
 #include "vm/MemberCases.h"
+#include "vm/TaskProperties.h"
 #include "vm/VMImpl.h"
 
 #include <fmt/format.h>
@@ -128,6 +129,33 @@ struct TaskMembers {
   }
 };
 
+/// A task property's value for task \p T (TaskProperties.h), as a member
+/// gives it: none where the accessor has none.
+template <typename AccessorT>
+Value propertyValue(const graph::Graph &G, const AccessorT &A, TaskId T) {
+  using props::Col;
+  if constexpr (AccessorT::Type == Col::Num) {
+    double V = A.Get(T);
+    return std::isnan(V) ? Value::none() : Value::number(V, A.Unit);
+  } else {
+    uint32_t Id = A.Get(T);
+    if constexpr (AccessorT::Type == Col::Bool)
+      return Value::boolean(Id != 0);
+    if (Id == props::NoId)
+      return Value::none();
+    if constexpr (AccessorT::Type == Col::Str)
+      return Value::string(std::string(G.Strings.str(Id)));
+    else if constexpr (AccessorT::Type == Col::Kind)
+      return Value::string(graph::taskKindName(graph::TaskKind(Id)));
+    else if constexpr (AccessorT::Type == Col::Phase)
+      return Value::string(graph::phaseName(graph::Phase(Id)));
+    else if constexpr (AccessorT::Type == Col::Layer)
+      return Value::id(VKind::Layer, Id);
+    else
+      return Value::id(VKind::Resource, Id);
+  }
+}
+
 } // namespace
 
 Value Interpreter::member(const Value &Obj, uint16_t NameId) {
@@ -148,9 +176,6 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
   const graph::Graph &G = graph();
   if (Obj.is(VKind::Task))
     toTask(Obj, "a task"); // one a try block added is gone
-  auto Dur = [](int64_t Ns) {
-    return Value::number(static_cast<double>(Ns), Dim::duration());
-  };
   auto Plain = [](double V) { return Value::number(V); };
   auto TaskOrNone = [](TaskId T) {
     return T == NoTask ? Value::none() : Value::id(VKind::Task, T);
@@ -165,140 +190,53 @@ Value Interpreter::member(const Value &Obj, uint16_t NameId) {
            *Id <= MemberId::Set_in_iteration && !G.lookupsCurrent())
     ensureFinalized();
 
+  if (props::isTaskProperty(*Id)) {
+    // A task's own values: one accessor each (TaskProperties.h), which
+    // select's predicates and .filter read too.
+    TaskId T = Obj.asId();
+    auto ResourceOf = [&](TaskId X) {
+      if (!G.lookupsCurrent())
+        ensureFinalized();
+      return TaskMembers{*this, G, X}.resource();
+    };
+    props::Source S{*this, G, ResourceOf};
+    return props::withTaskProperty(
+        *Id, S, [&](const auto &A) { return propertyValue(G, A, T); });
+  }
+
   switch (*Id) {
-  // --- Tasks ---
+  // --- Tasks: their values are answered above ---
   case MemberId::Task_name:
-    return Value::string(std::string(G.name(Obj.asId())));
   case MemberId::Task_kind:
-    return Value::string(graph::taskKindName(G.Kind[Obj.asId()]));
-  case MemberId::Task_precision: {
-    std::string_view P = graph::taskPrecision(G, Obj.asId());
-    return P.empty() ? Value::none() : Value::string(std::string(P));
-  }
+  case MemberId::Task_precision:
   case MemberId::Task_class:
-    // Only GPU work has a class.
-    if (!G.isGpu(Obj.asId()))
-      return Value::none();
-    return Value::string(std::string(
-        graph::kernelClassName(graph::kernelClassOf(G, Obj.asId()))));
   case MemberId::Task_phase:
-    return Value::string(graph::phaseName(G.PhaseOf[Obj.asId()]));
-  case MemberId::Task_layer: {
-    graph::LayerId L = G.LayerOf[Obj.asId()];
-    return L == graph::NoLayer ? Value::none() : Value::id(VKind::Layer, L);
-  }
+  case MemberId::Task_layer:
   case MemberId::Task_stream:
   case MemberId::Task_thread:
-  case MemberId::Task_resource: {
-    if (!G.lookupsCurrent())
-      ensureFinalized();
-    graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
-    if (R == graph::NoResource)
-      return Value::none();
-    graph::ResourceKind K = G.Resources[R].Kind;
-    if ((*Id == MemberId::Task_stream && K != graph::ResourceKind::GpuStream) ||
-        (*Id == MemberId::Task_thread && K != graph::ResourceKind::CpuThread))
-      return Value::none();
-    return Value::id(VKind::Resource, R);
-  }
-  case MemberId::Task_device: {
-    if (!G.lookupsCurrent())
-      ensureFinalized();
-    graph::ResourceId R = TaskMembers{*this, G, Obj.asId()}.resource();
-    return Plain(R == graph::NoResource ? -1 : G.Resources[R].Device);
-  }
-  case MemberId::Task_duration: {
-    TaskId T = Obj.asId();
-    if (G.isLeaf(T))
-      return Dur(G.Dur[T]);
-    return Dur(containerDuration(T));
-  }
-  case MemberId::Task_measured: {
-    int64_t M = G.MeasuredDur[Obj.asId()];
-    return Dur(M == graph::NoTime ? 0 : M);
-  }
-  case MemberId::Task_bytes: {
-    // Unknown sizes are none, so that models can tell them from zero.
-    int64_t B = G.Bytes[Obj.asId()];
-    return B < 0 ? Value::none()
-                 : Value::number(static_cast<double>(B), Dim::bytes());
-  }
-  case MemberId::Task_iteration: {
-    int32_t It = G.IterationOf[Obj.asId()];
-    return It < 0 ? Value::none()
-                  : Plain(static_cast<double>(G.Iterations[It].Number));
-  }
-  case MemberId::Task_start: {
-    int64_t S = G.MeasuredStart[Obj.asId()];
-    return S == graph::NoTime ? Value::none() : Dur(S - G.Origin);
-  }
+  case MemberId::Task_resource:
+  case MemberId::Task_device:
+  case MemberId::Task_duration:
+  case MemberId::Task_measured:
+  case MemberId::Task_bytes:
+  case MemberId::Task_iteration:
+  case MemberId::Task_start:
   case MemberId::Task_container:
-    return Value::boolean(G.isContainer(Obj.asId()));
   case MemberId::Task_inserted:
-    return Value::boolean(G.Flags[Obj.asId()] & graph::TF_Inserted);
   case MemberId::Task_id:
-    return Plain(Obj.asId());
-  case MemberId::Task_flops: {
-    double F = flopsColumn()[Obj.asId()];
-    return std::isnan(F) ? Value::none() : Plain(F);
-  }
-  case MemberId::Task_bytes_moved: {
-    double B = movedColumn()[Obj.asId()];
-    return std::isnan(B) ? Value::none() : Value::number(B, Dim::bytes());
-  }
-  case MemberId::Task_saved_bytes: {
-    int64_t B = G.Saved[Obj.asId()];
-    return B < 0 ? Value::none()
-                 : Value::number(static_cast<double>(B), Dim::bytes());
-  }
-  case MemberId::Task_saved_tensors: {
-    TaskId T = Obj.asId();
-    return G.Saved[T] < 0 ? Value::none() : Plain(G.SavedCount[T]);
-  }
-  case MemberId::Task_grad_fn: {
-    // The autograd node of a forward operator the saved-tensor table
-    // knows; none for other tasks.
-    TaskId T = Obj.asId();
-    std::string_view F = G.Kind[T] == graph::TaskKind::CpuOp
-                             ? ops::savedGradFn(G.name(T))
-                             : std::string_view();
-    return F.empty() ? Value::none() : Value::string(std::string(F));
-  }
-  case MemberId::Task_alignment: {
-    uint8_t A = G.Align[Obj.asId()];
-    return A == 0 ? Value::none() : Plain(A);
-  }
-  case MemberId::Task_intensity: {
-    // FLOPs per byte moved: where both are known and bytes are some.
-    double F = flopsColumn()[Obj.asId()], B = movedColumn()[Obj.asId()];
-    return std::isnan(F) || std::isnan(B) || B <= 0 ? Value::none()
-                                                    : Plain(F / B);
-  }
+  case MemberId::Task_flops:
+  case MemberId::Task_bytes_moved:
+  case MemberId::Task_saved_bytes:
+  case MemberId::Task_saved_tensors:
+  case MemberId::Task_grad_fn:
+  case MemberId::Task_alignment:
+  case MemberId::Task_intensity:
   case MemberId::Task_achieved_tflops:
-  case MemberId::Task_achieved_bandwidth: {
-    // What the task achieved in its measured time.
-    TaskId T = Obj.asId();
-    bool Tf = *Id == MemberId::Task_achieved_tflops;
-    double W = (Tf ? flopsColumn() : movedColumn())[T];
-    int64_t M = G.MeasuredDur[T];
-    if (std::isnan(W) || M == graph::NoTime || M <= 0)
-      return Value::none();
-    // FLOPs per ns / 1e3 = TFLOP/s; bytes per ns is the bandwidth unit.
-    return Tf ? Plain(W / double(M) / 1e3)
-              : Value::number(W / double(M), Dim::bandwidth());
-  }
+  case MemberId::Task_achieved_bandwidth:
   case MemberId::Task_rank:
-    return Env.Rank < 0 ? Value::none() : Plain(static_cast<double>(Env.Rank));
   case MemberId::Task_wait:
-  case MemberId::Task_transfer: {
-    // Only a job's collective members have the two parts.
-    if (!Env.CommWait)
-      return Value::none();
-    auto F = Env.CommWait->find(Obj.asId());
-    if (F == Env.CommWait->end())
-      return Value::none();
-    return Dur(*Id == MemberId::Task_wait ? F->second : G.Dur[Obj.asId()]);
-  }
+  case MemberId::Task_transfer:
+    break;
   case MemberId::Task_launcher:
     return TaskOrNone(G.Launcher[Obj.asId()]);
   case MemberId::Task_kernels: {
