@@ -11,6 +11,7 @@
 #include "trace/Trace.h"
 #include "vm/VM.h"
 #include "whatif/Iterations.h"
+#include "whatif/JobLoad.h"
 #include "whatif/JobPredict.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -93,14 +94,7 @@ std::optional<graph::Graph> buildGraphFor(const TraceOptions &O,
 /// A job's ranks, each trace of O.TracePaths read and its graph built.
 using whatif::LoadedRanks;
 
-/// One rank of a job read from its trace \p Path as the job's commands read
-/// it (only what iteration \p Choice needs, where the trace allows), and
-/// its graph built: what a job loads, and what `reduce` writes
-/// (job/RankFile.h), so that a reduced rank is the rank its trace gives.
-llvm::Expected<job::ReducedRank> readRank(const std::string &Path,
-                                          std::string_view Choice,
-                                          const graph::BuildOptions &BO,
-                                          const std::string &Calibration);
+using whatif::readRank;
 /// Loads every rank on threads (each reads only the iterations it needs
 /// when --iteration names one) and builds its graph; nullopt, the error
 /// printed, for a trace that cannot be read, a --window, or traces of

@@ -1,0 +1,58 @@
+//===- JobLoad.h - A job's ranks read, each its graph built -----*- C++ -*-===//
+//
+// What a job's commands start from: every rank read on threads, from its
+// trace or its reduced rank (job/RankFile.h), each only as far as the
+// reported iteration needs where the trace allows, and its graph built.
+// Warnings and what stopped it are values; the commands print them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DD_WHATIF_JOBLOAD_H
+#define DD_WHATIF_JOBLOAD_H
+
+#include "builder/GraphBuilder.h"
+#include "job/RankFile.h"
+#include "whatif/JobPredict.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dd::whatif {
+
+/// One rank of a job read from its trace \p Path as the job's commands read
+/// it (only what iteration \p Choice needs, where the trace allows), and
+/// its graph built: what a job loads, and what `reduce` writes
+/// (job/RankFile.h), so that a reduced rank is the rank its trace gives.
+llvm::Expected<job::ReducedRank> readRank(const std::string &Path,
+                                          std::string_view Choice,
+                                          const graph::BuildOptions &BO,
+                                          const std::string &Calibration);
+
+/// What a job is read as.
+struct RankRequest {
+  std::vector<std::string> Paths; ///< traces and reduced ranks, one per rank
+  graph::BuildOptions Build;      ///< no window: a job is matched by iterations
+  std::string Calibration;        ///< "exact" or "typical"
+  /// "" (the first trace's steady-state one), a number, or "all".
+  std::string Iteration;
+};
+
+/// The ranks, or what stopped them (a trace that cannot be read, ranks not
+/// of one job); the ranks' warnings in order either way.
+struct RankLoad {
+  std::optional<LoadedRanks> Ranks;
+  std::vector<Problem> Warnings;
+  std::optional<Problem> Failed;
+};
+
+/// Loads every rank of \p Req on threads. By default each reads the first
+/// trace's steady-state iteration and its neighbours only: each reads its
+/// own first, and one whose choice differs is read again.
+RankLoad loadRanks(const RankRequest &Req);
+
+} // namespace dd::whatif
+
+#endif
