@@ -183,33 +183,20 @@ std::optional<CommandInput> dd::driver::loadInputFor(const TraceOptions &O,
   auto Opts = buildOptionsFor(O);
   if (!Opts)
     return std::nullopt;
-  CommandInput In{*Opts, {}, {}};
-  {
-    PhaseTimer Timer("load");
-    Progress P("loading " + O.TracePath);
-    auto Update = [&](double F) { P.update(F); };
-    auto F = whatif::readTraceFor(O.TracePath, Focus && !Opts->Window,
-                                  O.Iteration, wantsOutputs(O), Update);
-    if (!F) {
-      P.done();
-      reportError(O.TracePath, llvm::toString(F.takeError()));
-      return std::nullopt;
-    }
-    In.Trace = std::move(F->Trace);
-    In.Span = F->Span;
+  auto In = whatif::readInput(
+      {O.TracePath, *Opts, O.Iteration, Focus, wantsOutputs(O)});
+  if (!In) {
+    reportError(O.TracePath, llvm::toString(In.takeError()));
+    return std::nullopt;
   }
-  for (const std::string &W : In.Trace.Warnings)
+  for (const std::string &W : In->Trace.Warnings)
     reportWarning(O.TracePath, W);
-  return In;
+  return std::move(*In);
 }
 
 llvm::Expected<graph::Graph>
 dd::driver::buildGraphTimed(const CommandInput &In, graph::BuildStats *Stats) {
-  PhaseTimer Timer("graph");
-  auto G = graph::buildGraph(In.Trace, In.Build, Stats);
-  if (G)
-    G->Span = In.Span;
-  return G;
+  return whatif::buildGraph(In, Stats);
 }
 
 std::optional<graph::Graph>
@@ -234,22 +221,16 @@ bool dd::driver::oneIteration(const TraceOptions &O, std::string_view Command) {
 }
 
 std::optional<Replayed> dd::driver::loadReplayed(const TraceOptions &O) {
-  auto In = loadInputFor(O);
-  if (!In)
+  auto Opts = buildOptionsFor(O);
+  if (!Opts)
     return std::nullopt;
-  auto G = buildGraphFor(O, *In);
-  if (!G)
-    return std::nullopt;
-  auto Chosen = chooseIterations(*G, O.Iteration);
-  if (!Chosen) {
-    reportError(O.TracePath, llvm::toString(Chosen.takeError()));
-    return std::nullopt;
-  }
-  auto R = sim::simulate(*G);
-  if (!R) {
-    reportError(O.TracePath, llvm::toString(R.takeError()));
+  whatif::ReplayLoad L = whatif::loadReplayed(
+      {O.TracePath, *Opts, O.Iteration, false, wantsOutputs(O)});
+  for (const whatif::Problem &W : L.Warnings)
+    reportWarning(W.File, W.Message);
+  if (L.Failed) {
+    reportError(L.Failed->File, L.Failed->Message);
     return std::nullopt;
   }
-  return Replayed{std::move(*In), std::move(*G), std::move(*Chosen),
-                  std::move(*R)};
+  return std::move(L.R);
 }

@@ -13,6 +13,7 @@
 #include "whatif/Iterations.h"
 #include "whatif/JobLoad.h"
 #include "whatif/JobPredict.h"
+#include "whatif/Load.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -63,13 +64,7 @@ bool resolveTraces(TraceOptions &O, std::string_view Command, bool Job);
 llvm::Expected<trace::Trace> loadTrace(const std::string &Path);
 
 /// What every trace command starts from: its graph options and its trace.
-struct CommandInput {
-  graph::BuildOptions Build;
-  trace::Trace Trace;
-  /// Where the trace's iterations lie among the file's, when it holds only
-  /// some (see whatif/Focus.h); given to the graph.
-  graph::Graph::IterationSpan Span;
-};
+using CommandInput = whatif::Input;
 /// The graph options of a command (--window, --calibration); prints the
 /// error and returns nullopt for a bad value.
 std::optional<graph::BuildOptions> buildOptionsFor(const TraceOptions &O);
@@ -129,12 +124,7 @@ bool oneIteration(const TraceOptions &O, std::string_view Command);
 
 /// A trace read whole, its graph built, the reported iterations chosen and
 /// the graph replayed: what commands that compare what-ifs start from.
-struct Replayed {
-  CommandInput In;
-  graph::Graph G;
-  std::vector<size_t> Chosen;
-  sim::SimResult Base;
-};
+using whatif::Replayed;
 /// Loads O.TracePath so; nullopt, the error printed, when it cannot.
 std::optional<Replayed> loadReplayed(const TraceOptions &O);
 

@@ -21,6 +21,7 @@
 #include "sim/Simulator.h"
 #include "vm/VM.h"
 #include "whatif/Predict.h"
+#include "whatif/Problem.h"
 
 #include <cstdint>
 #include <map>
@@ -29,14 +30,6 @@
 #include <vector>
 
 namespace dd::whatif {
-
-/// What stopped a library call, as a value: the file it is about (a trace,
-/// a model, or "ddscript" for the run as a whole) and one line of text.
-/// Internal: a graph that could not be simulated (the command's exit 3).
-struct Problem {
-  std::string File, Message;
-  bool Internal = false;
-};
 
 /// A job's ranks, each read from its trace (or reduced rank) and its graph
 /// built: what the job's commands start from.
