@@ -21,6 +21,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Console.h"
+#include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Run.h"
 #include "driver/Session.h"
@@ -308,6 +309,44 @@ public:
     return runPrepared(M, T, *P, *Setup, /*KeepGraph=*/true);
   }
 
+  int memory(unsigned Top) const {
+    if (!oneTrace("memory"))
+      return ExitBadInput;
+    TraceOptions T = options("", "");
+    T.Top = Top;
+    return runMemory(T);
+  }
+
+  /// `ddscript compare THIS AFTER [--model M --set ...]`.
+  int compare(const std::string &After, const std::string &Model,
+              std::vector<std::string> Settings,
+              const std::string &Report) const {
+    if (!oneTrace("compare"))
+      return ExitBadInput;
+    CompareOptions C;
+    C.Before = O.TracePath;
+    C.After = After;
+    C.Model = Model;
+    C.Settings = std::move(Settings);
+    TraceOptions T = options("", Report);
+    TraceOptions Read = T;
+    Read.TracePaths = {C.Before, C.After};
+    if (!checkOutputPaths(Read))
+      return ExitBadInput;
+    return runCompare(C, T);
+  }
+
+  /// `ddscript export --format chakra -o OUT [--model M --set ...]`.
+  int exportChakra(const std::string &Out, const std::string &Model,
+                   std::vector<std::string> Settings, uint64_t MaxSteps) const {
+    ExportOptions E;
+    E.OutDir = Out;
+    E.Model = Model;
+    E.Settings = std::move(Settings);
+    E.MaxSteps = MaxSteps;
+    return runExport(E, options("", ""));
+  }
+
   int opportunities(double Factor, size_t Top, const std::string &Report) {
     if (!oneTrace("opportunities"))
       return ExitBadInput;
@@ -525,6 +564,25 @@ PYBIND11_MODULE(_ddscript, M) {
       .def("opportunities",
            [](Trace &T, double Factor, size_t Top, const std::string &Report) {
              return call([&] { return T.opportunities(Factor, Top, Report); });
+           })
+      .def("memory",
+           [](const Trace &T, unsigned Top) {
+             return call([&] { return T.memory(Top); });
+           })
+      .def("compare",
+           [](const Trace &T, const std::string &After,
+              const std::string &Model, std::vector<std::string> Settings,
+              const std::string &Report) {
+             return call([&] {
+               return T.compare(After, Model, std::move(Settings), Report);
+             });
+           })
+      .def("export_chakra",
+           [](const Trace &T, const std::string &Out, const std::string &Model,
+              std::vector<std::string> Settings, uint64_t MaxSteps) {
+             return call([&] {
+               return T.exportChakra(Out, Model, std::move(Settings), MaxSteps);
+             });
            });
 
   // (ok, stdout, messages, trace): the trace only where it loaded.
@@ -561,6 +619,9 @@ PYBIND11_MODULE(_ddscript, M) {
     });
   });
 
+  M.def("check", [](std::vector<std::string> Models) {
+    return call([&] { return runCheck(Models, OutputFormat::Json); });
+  });
   M.def("models",
         [] { return call([] { return runModels(OutputFormat::Json); }); });
 }

@@ -306,6 +306,42 @@ class Trace:
         _check(reply)
         return Table(reply[3])
 
+    def memory(self, *, top=10):
+        """`ddscript memory`: peak device memory of the reported iteration
+        (iteration="all": of the whole window), measured and replayed,
+        where it happens, the top live blocks, each iteration's peak and
+        allocation pattern (one trace, not a job)."""
+        if not isinstance(top, int) or not 0 <= top <= 1_000_000:
+            raise ValueError("ddscript: top is a whole number from 0 to "
+                             "1000000")
+        return _results(_check(self._t.memory(top)))
+
+    def compare(self, after, *, model=None, report=None, **params):
+        """`ddscript compare THIS AFTER`: this trace (before a change)
+        against after, a trace of the run with it; with model, what the
+        model predicts from this one and its error against after's
+        (back-testing); where the time went, side by side."""
+        settings = [_setting(k, v) for k, v in params.items()]
+        if settings and model is None:
+            raise ValueError("ddscript: parameters take a model")
+        return _results(_check(self._t.compare(
+            os.fspath(after), "" if model is None else os.fspath(model),
+            settings, _path(report))))
+
+    def export(self, output, *, model=None, max_steps=50_000_000, **params):
+        """`ddscript export --format chakra -o OUTPUT`: the reported
+        iteration of each rank, as the model (if any) leaves it, as Chakra
+        execution traces for ASTRA-sim, written into the folder output.
+        Returns what was written."""
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise ValueError("ddscript: max_steps is a whole number above 0")
+        settings = [_setting(k, v) for k, v in params.items()]
+        if settings and model is None:
+            raise ValueError("ddscript: parameters take a model")
+        return _results(_check(self._t.export_chakra(
+            os.fspath(output), "" if model is None else os.fspath(model),
+            settings, max_steps)))
+
     def opportunities(self, *, factor=2, top=10, report=None):
         """`ddscript opportunities`: simulated what-ifs (each kernel class,
         phase and top layer factor times faster, ...), ranked."""
@@ -319,6 +355,22 @@ class Trace:
         out = call(_path(report))
         return _results(out, rows=lambda r: r["opportunities"],
                         report=call)
+
+
+def check(*models):
+    """`ddscript check`: compiles each model (a .dd file or a shipped
+    model's name) without running it. A Result whose "models" holds, per
+    model, its "model", "path", "ok" and "diagnostics" (file, line, column,
+    severity, message); a model with errors is no Error, so that an editor
+    can show them all."""
+    if not models:
+        raise ValueError("ddscript: check takes one or more models")
+    reply = _ddscript.check([os.fspath(m) for m in models])
+    # A model with errors ends the command with exit status 2, and its
+    # diagnostics are the result: only a reply without JSON is an error.
+    if not reply[1].strip():
+        _check(reply)
+    return _results(reply[1])
 
 
 def load(trace, *, iteration=None, window=None, calibration="exact",

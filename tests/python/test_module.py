@@ -33,6 +33,13 @@ def cli(*args, lines=False):
     return objects[0]
 
 
+def cli_json_allow_fail(*args):
+    """The command's --format json output, whatever its exit status."""
+    out = subprocess.run([ARGS.ddscript, *args, "--format", "json"],
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
 def cli_error(*args):
     """The command's stderr, for a command that must fail with status 2."""
     p = subprocess.run([ARGS.ddscript, *args], capture_output=True, text=True)
@@ -195,6 +202,68 @@ class Module(unittest.TestCase):
         replayed = gemm_ns(job.kernels(), "replayed_duration_ns")
         self.assertGreater(replayed, 0)
         self.assertLess(predicted, replayed)
+
+    def test_memory_compare_equal_cli(self):
+        # Every command is one call: memory and compare give the command's
+        # JSON, number for number.
+        self.assertEqual(self.trace.memory(top=3),
+                         cli("memory", "--trace", self.resnet, "--top", "3"))
+        kineto = os.path.join(ARGS.data, "kineto")
+        before = os.path.join(kineto, "resnet50_2021-01_workers0.pt.trace.json.gz")
+        after = os.path.join(
+            kineto, "resnet50_2021-01_profiler_api_workers4.pt.trace.json.gz")
+        t = self.dd.load(before)
+        self.assertEqual(t.compare(after), cli("compare", before, after))
+        self.assertEqual(
+            t.compare(after, model="amp", tensor_core_speedup=2),
+            cli("compare", before, after, "--model", "amp", "--set",
+                "tensor_core_speedup=2"))
+        with self.assertRaises(ValueError):
+            t.compare(after, tensor_core_speedup=2)  # no model
+        with self.assertRaises(self.dd.Error):
+            t.compare(os.path.join(kineto, "missing.json"))
+        job = self.dd.load(os.path.join(ARGS.data, "param", "dlrm_8rank"))
+        with self.assertRaises(self.dd.Error) as e:
+            job.memory()
+        self.assertIn("`memory` takes one trace, got 8", str(e.exception))
+
+    def test_export_equals_cli(self):
+        # export writes the command's Chakra files, byte for byte, and says
+        # what it wrote as the command's --print json does.
+        job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
+        with tempfile.TemporaryDirectory() as tmp:
+            mine, theirs = os.path.join(tmp, "py"), os.path.join(tmp, "cli")
+            got = self.dd.load(job_dir).export(mine, model="amp")
+            out = subprocess.run(
+                [ARGS.ddscript, "export", "--format", "chakra", "-o", theirs,
+                 "--trace", job_dir, "--model", "amp", "--print", "json"],
+                check=True, capture_output=True, text=True).stdout
+            want = [json.loads(line) for line in out.splitlines() if line]
+            self.assertEqual(json.dumps(got).replace(mine, "OUT"),
+                             json.dumps(want if len(want) > 1 else want[0])
+                             .replace(theirs, "OUT"))
+            files = sorted(os.listdir(theirs))
+            self.assertEqual(sorted(os.listdir(mine)), files)
+            self.assertTrue(files)
+            for f in files:
+                with open(os.path.join(mine, f), "rb") as a, \
+                        open(os.path.join(theirs, f), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), f)
+
+    def test_check(self):
+        # check compiles models without a trace: a shipped one has no
+        # diagnostics; a model with an error has it, with its place.
+        ok = self.dd.check("amp")["models"][0]
+        self.assertEqual((ok["ok"], ok["diagnostics"]), (True, []))
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.dd")
+            with open(bad, "w") as f:
+                f.write("let x = 1\nprint(y)\n")
+            r = self.dd.check(bad)
+            d = r["models"][0]["diagnostics"]
+            self.assertEqual(len(d), 1)
+            self.assertEqual(d[0]["line"], 2)
+            self.assertEqual(r, cli_json_allow_fail("check", bad))
 
     def test_job_replays(self):
         job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
