@@ -237,15 +237,8 @@ std::optional<LoadedRanks> dd::driver::loadRanksFor(const TraceOptions &O) {
   auto BO = buildOptionsFor(O);
   if (!BO)
     return std::nullopt;
-  whatif::RankLoad L = whatif::loadRanks(
-      {O.TracePaths, std::move(*BO), O.Calibration, O.Iteration});
-  for (const whatif::Problem &W : L.Warnings)
-    reportWarning(W.File, W.Message);
-  if (L.Failed) {
-    reportError(L.Failed->File, L.Failed->Message);
-    return std::nullopt;
-  }
-  return std::move(L.Ranks);
+  return reported(whatif::loadRanks(
+      {O.TracePaths, std::move(*BO), O.Calibration, O.Iteration}));
 }
 
 std::optional<std::vector<size_t>>

@@ -224,13 +224,6 @@ std::optional<Replayed> dd::driver::loadReplayed(const TraceOptions &O) {
   auto Opts = buildOptionsFor(O);
   if (!Opts)
     return std::nullopt;
-  whatif::ReplayLoad L = whatif::loadReplayed(
-      {O.TracePath, *Opts, O.Iteration, false, wantsOutputs(O)});
-  for (const whatif::Problem &W : L.Warnings)
-    reportWarning(W.File, W.Message);
-  if (L.Failed) {
-    reportError(L.Failed->File, L.Failed->Message);
-    return std::nullopt;
-  }
-  return std::move(L.R);
+  return reported(whatif::loadReplayed(
+      {O.TracePath, *Opts, O.Iteration, false, wantsOutputs(O)}));
 }

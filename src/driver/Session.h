@@ -45,6 +45,15 @@ struct NamedPath {
   std::string What, Path;
 };
 
+/// \p R's warnings printed, then what stopped it; its value, or none.
+template <typename T> std::optional<T> reported(whatif::Result<T> &&R) {
+  for (const whatif::Problem &W : R.Warnings)
+    reportWarning(W.File, W.Message);
+  if (R.Failed)
+    reportError(R.Failed->File, R.Failed->Message);
+  return std::move(R.Value);
+}
+
 /// Refuses, with one error line, an output that is one of \p Inputs or
 /// another output (FileIO.h: sameFile, so also through links): writing it
 /// would destroy what the command reads, or keep only one of two outputs.

@@ -134,8 +134,8 @@ void loadRank(std::string_view Choice, const graph::BuildOptions &BO,
 
 } // namespace
 
-RankLoad dd::whatif::loadRanks(const RankRequest &Req) {
-  RankLoad Out;
+Result<LoadedRanks> dd::whatif::loadRanks(const RankRequest &Req) {
+  Result<LoadedRanks> Out;
   auto Fail = [&](const std::string &File, std::string Message) {
     Out.Failed = Problem{File, std::move(Message), false};
     return std::move(Out);
@@ -206,7 +206,7 @@ RankLoad dd::whatif::loadRanks(const RankRequest &Req) {
                               "are not of one job",
                               Ranks[I].WorldSize, Ranks[0].Path,
                               Ranks[0].WorldSize));
-  LoadedRanks &L = Out.Ranks.emplace();
+  LoadedRanks &L = Out.Value.emplace();
   L.RanksFromTraces = FromTraces;
   if (std::all_of(Ranks.begin(), Ranks.end(), [&](const Loaded &L) {
         return L.WorldSize > 0 && L.WorldSize == Ranks[0].WorldSize;

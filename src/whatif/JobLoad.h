@@ -40,18 +40,12 @@ struct RankRequest {
   std::string Iteration;
 };
 
-/// The ranks, or what stopped them (a trace that cannot be read, ranks not
-/// of one job); the ranks' warnings in order either way.
-struct RankLoad {
-  std::optional<LoadedRanks> Ranks;
-  std::vector<Problem> Warnings;
-  std::optional<Problem> Failed;
-};
-
 /// Loads every rank of \p Req on threads. By default each reads the first
 /// trace's steady-state iteration and its neighbours only: each reads its
-/// own first, and one whose choice differs is read again.
-RankLoad loadRanks(const RankRequest &Req);
+/// own first, and one whose choice differs is read again. What stops it: a
+/// trace that cannot be read, ranks not of one job; the ranks' warnings in
+/// order either way.
+Result<LoadedRanks> loadRanks(const RankRequest &Req);
 
 } // namespace dd::whatif
 

@@ -30,8 +30,8 @@ llvm::Expected<graph::Graph> dd::whatif::buildGraph(const Input &In,
   return G;
 }
 
-ReplayLoad dd::whatif::loadReplayed(const TraceRequest &R) {
-  ReplayLoad Out;
+Result<Replayed> dd::whatif::loadReplayed(const TraceRequest &R) {
+  Result<Replayed> Out;
   auto Fail = [&](llvm::Error E) {
     Out.Failed = Problem{R.Path, llvm::toString(std::move(E)), false};
     return std::move(Out);
@@ -52,7 +52,7 @@ ReplayLoad dd::whatif::loadReplayed(const TraceRequest &R) {
   auto Base = sim::simulate(*G);
   if (!Base)
     return Fail(Base.takeError());
-  Out.R = Replayed{std::move(*In), std::move(*G), std::move(*Chosen),
-                   std::move(*Base)};
+  Out.Value = Replayed{std::move(*In), std::move(*G), std::move(*Chosen),
+                       std::move(*Base)};
   return Out;
 }

@@ -60,18 +60,11 @@ struct Replayed {
   sim::SimResult Base;
 };
 
-/// loadReplayed's answer: the replay, or what stopped it (a trace that
-/// cannot be read, a graph that cannot be built or simulated, an iteration
-/// it does not have), and the trace's warnings either way.
-struct ReplayLoad {
-  std::optional<Replayed> R;
-  std::vector<Problem> Warnings;
-  std::optional<Problem> Failed;
-};
-
 /// Reads \p R's trace whole (not focused), builds its graph, chooses its
-/// iterations and replays it.
-ReplayLoad loadReplayed(const TraceRequest &R);
+/// iterations and replays it; or says what stopped it (a trace that cannot
+/// be read, a graph that cannot be built or simulated, an iteration it does
+/// not have), with the trace's warnings either way.
+Result<Replayed> loadReplayed(const TraceRequest &R);
 
 } // namespace dd::whatif
 

@@ -2,7 +2,9 @@
 #ifndef DD_WHATIF_PROBLEM_H
 #define DD_WHATIF_PROBLEM_H
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace dd::whatif {
 
@@ -14,6 +16,14 @@ namespace dd::whatif {
 struct Problem {
   std::string File, Message;
   bool Internal = false;
+};
+
+/// A library call's answer: its value, or what stopped it; and the
+/// warnings on the way, in order, either way.
+template <typename T> struct Result {
+  std::optional<T> Value;
+  std::vector<Problem> Warnings;
+  std::optional<Problem> Failed;
 };
 
 } // namespace dd::whatif

@@ -28,10 +28,11 @@ std::string data(const std::string &Rel) {
 const char *Resnet = "kineto/resnet50_v100_workers0.pt.trace.json.gz";
 
 whatif::Replayed replayed(const std::string &Rel) {
-  whatif::ReplayLoad L = whatif::loadReplayed({data(Rel), {}, "", false, true});
+  whatif::Result<whatif::Replayed> L =
+      whatif::loadReplayed({data(Rel), {}, "", false, true});
   REQUIRE(!L.Failed);
-  REQUIRE(L.R);
-  return std::move(*L.R);
+  REQUIRE(L.Value);
+  return std::move(*L.Value);
 }
 
 compiler::CompiledModel compile(const std::string &Text) {
@@ -61,8 +62,9 @@ TEST_CASE("whatif: a trace loads and replays exactly, as values") {
 
 TEST_CASE("whatif: what stops a load is a value naming the file") {
   std::string Missing = data("no/such/trace.json.gz");
-  whatif::ReplayLoad L = whatif::loadReplayed({Missing, {}, "", false, false});
-  CHECK(!L.R);
+  whatif::Result<whatif::Replayed> L =
+      whatif::loadReplayed({Missing, {}, "", false, false});
+  CHECK(!L.Value);
   REQUIRE(L.Failed);
   CHECK(L.Failed->File == Missing);
   CHECK(!L.Failed->Message.empty());
@@ -125,23 +127,25 @@ TEST_CASE("whatif: a job's ranks load and a model runs on them") {
        std::filesystem::directory_iterator(data("param/dlrm_8rank")))
     Paths.push_back(E.path().string());
   std::sort(Paths.begin(), Paths.end());
-  whatif::RankLoad L = whatif::loadRanks({Paths, {}, "exact", ""});
+  whatif::Result<whatif::LoadedRanks> L =
+      whatif::loadRanks({Paths, {}, "exact", ""});
   REQUIRE(!L.Failed);
-  REQUIRE(L.Ranks);
-  CHECK(L.Ranks->Graphs.size() == 8);
-  CHECK(L.Ranks->RanksFromTraces);
+  REQUIRE(L.Value);
+  CHECK(L.Value->Graphs.size() == 8);
+  CHECK(L.Value->RanksFromTraces);
   compiler::CompiledModel M = compile("shrink (select comm) by 2\n");
   whatif::JobModelRequest Req;
   Req.Program = &M.Program;
   Req.ModelPath = "test.dd";
-  whatif::JobPrediction P = whatif::predictJob(std::move(*L.Ranks), Req);
+  whatif::JobPrediction P = whatif::predictJob(std::move(*L.Value), Req);
   REQUIRE(!P.Failed);
   REQUIRE(P.Predicted.size() == 1);
   CHECK(P.Predicted[0].JobSteady < P.Replayed[0].JobSteady);
   CHECK(P.Predicted[0].Ranks.size() == 8);
   // A rank missing: the load stops on it, and says which.
   Paths.push_back(data("param/dlrm_8rank/worker8_step_12.pt.trace.json.gz"));
-  whatif::RankLoad Bad = whatif::loadRanks({Paths, {}, "exact", ""});
+  whatif::Result<whatif::LoadedRanks> Bad =
+      whatif::loadRanks({Paths, {}, "exact", ""});
   REQUIRE(Bad.Failed);
   CHECK(Bad.Failed->File == Paths.back());
 }
