@@ -1,4 +1,4 @@
-// Reading only the iterations a command reports (driver/Focus.h): the
+// Reading only the iterations a command reports (whatif/Focus.h): the
 // reported iteration replays as it does in the graph of the whole trace,
 // and where the trace does not allow it the whole file is read.
 
