@@ -1,6 +1,7 @@
 //===- Predict.cpp - A model run on a trace, for the commands -------------===//
 
 #include "driver/Predict.h"
+#include "driver/Outputs.h"
 
 #include "support/Units.h"
 
@@ -9,32 +10,22 @@
 using namespace dd;
 using namespace dd::driver;
 
-Baseline RunSetup::baseline() const {
-  Baseline B;
-  B.Tr = &In.Trace;
-  B.TracePath = TracePath;
-  B.G = &G;
-  B.Chosen = Chosen;
-  B.Base = &Base;
-  B.BaseSteady = steadyStates(G, Base, Chosen);
-  B.Unprofiled = Fit;
-  return B;
-}
-
 RunSetupResult dd::driver::setupRun(const TraceOptions &T,
                                     const ProfilerRequest &Req) {
   RunSetupResult Out;
   Out.Rc = ExitBadInput;
-  auto R = loadReplayed(T);
-  if (!R)
+  auto Opts = buildOptionsFor(T);
+  if (!Opts)
     return Out;
-  Out.Rc = ExitInternal;
-  auto Fit = applyProfiler(*R, Req, T.TracePath);
-  if (!Fit)
+  whatif::Result<std::unique_ptr<RunSetup>> S = whatif::setupRun(
+      {T.TracePath, *Opts, T.Iteration, false, wantsOutputs(T)}, Req);
+  bool Internal = S.Failed && S.Failed->Internal;
+  auto Setup = reported(std::move(S));
+  if (!Setup) {
+    Out.Rc = Internal ? ExitInternal : ExitBadInput;
     return Out;
-  Out.Setup = std::make_unique<RunSetup>(
-      RunSetup{T.TracePath, std::move(R->In), std::move(R->G),
-               std::move(R->Chosen), std::move(R->Base), *Fit});
+  }
+  Out.Setup = std::move(*Setup);
   Out.Rc = ExitOk;
   return Out;
 }
@@ -145,21 +136,12 @@ bool dd::driver::parseUnprofiled(const std::string &Text, const TraceOptions &T,
 std::optional<ProfilerFit>
 dd::driver::applyProfiler(Replayed &R, const ProfilerRequest &Req,
                           const std::string &TracePath) {
-  auto Fit = whatif::applyProfiler(R.G, R.Chosen, R.In.Trace, Req);
+  auto Fit = whatif::applyProfiler(R, Req);
   if (!Fit) {
     reportError(TracePath, llvm::toString(Fit.takeError()));
     return std::nullopt;
   }
   for (const std::string &W : Fit->Warnings)
     reportWarning(TracePath, W);
-  if (Fit->changed()) {
-    // The CPU work changed: the baseline is the replay with it.
-    auto Base = sim::simulate(R.G);
-    if (!Base) {
-      reportError(TracePath, llvm::toString(Base.takeError()));
-      return std::nullopt;
-    }
-    R.Base = std::move(*Base);
-  }
   return std::move(*Fit);
 }

@@ -17,6 +17,7 @@
 #include "vm/VM.h"
 #include "whatif/Predict.h"
 #include "whatif/RunMemory.h"
+#include "whatif/Setup.h"
 
 #include <memory>
 #include <optional>
@@ -58,21 +59,8 @@ std::optional<ProfilerFit> applyProfiler(Replayed &R,
                                          const ProfilerRequest &Req,
                                          const std::string &TracePath);
 
-/// What `ddscript run` sets up for one trace before a model runs: the trace
-/// read, its graph built, the reported iterations chosen (--iteration, by
-/// default the steady-state one), the profiler's overhead taken out
-/// (--unprofiled) and the graph replayed. The golden tests and the stdlib
-/// tests run models through it, so that they see what users see.
-struct RunSetup {
-  std::string TracePath;
-  CommandInput In;
-  graph::Graph G;
-  std::vector<size_t> Chosen;
-  sim::SimResult Base;
-  ProfilerFit Fit;
-  /// The baseline predict() takes; it points into this object.
-  Baseline baseline() const;
-};
+/// What `ddscript run` sets up for one trace (whatif/Setup.h).
+using whatif::RunSetup;
 /// setupRun's result: the setup, or the exit status after the error was
 /// printed.
 struct RunSetupResult {
