@@ -10,14 +10,12 @@
 #include "driver/Session.h"
 #include "driver/Sweep.h"
 #include "sim/CriticalPath.h"
-#include "support/Progress.h"
 #include "support/Units.h"
 #include "vm/VM.h"
 #include "whatif/RunMemory.h"
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdio>
 
 using namespace dd;
@@ -178,40 +176,17 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
              const std::string &Path, const compiler::CompiledModel &Model,
              SourceManager &SM, const std::vector<SettingAxis> &Axes,
              const Baseline &B, const trace::Trace &Tr) {
-  size_t N = combinationCount(Axes);
-  std::vector<SweepRow> Rows;
-  Progress Bar("sweep");
-  for (size_t I = 0; I < N; ++I) {
-    std::vector<vm::Setting> Settings = combination(Axes, I);
-    std::vector<vm::Setting> Swept;
-    std::string Label;
-    for (size_t A = 0; A < Axes.size(); ++A)
-      if (Axes[A].Values.size() > 1) {
-        Swept.push_back(Settings[A]);
-        Label += (Label.empty() ? "" : ", ") + Settings[A].Name + "=" +
-                 Settings[A].Text;
-      }
-    RunMemory Mem;
-    // Checked before the trace was loaded.
-    (void)Mem.takeSettings(Settings, Model.Program);
-    graph::Graph G = *B.G;
-    Prediction P =
-        predict(B, G, Model.Program, Settings, std::move(Mem), M.MaxSteps);
-    if (!P.ok()) {
-      Bar.done();
-      writeErr(P.R.Output);
-      reportError(Path, "in the sweep's run with " + Label + ":");
-      if (!P.R.Ok)
-        reportDiagnostic(SM, P.R.Error);
-      else
-        reportError(Path, P.SimError);
-      return ExitBadInput;
-    }
-    Rows.push_back(sweepRow(std::move(Swept), P));
-    Bar.update(double(I + 1) / double(N));
+  whatif::SweepRun S = whatif::sweep(B, Model.Program, Axes, M.MaxSteps);
+  if (S.Failed) {
+    writeErr(S.Failed->R.Output);
+    reportError(Path, "in the sweep's run with " + *S.FailedLabel + ":");
+    if (!S.Failed->R.Ok)
+      reportDiagnostic(SM, S.Failed->R.Error);
+    else
+      reportError(Path, S.Failed->SimError);
+    return ExitBadInput;
   }
-  Bar.done();
-
+  const std::vector<SweepRow> &Rows = S.Rows;
   const graph::Graph &G = *B.G;
   SweepHeader H;
   H.ModelPath = Path;

@@ -14,6 +14,7 @@
 #include "driver/Predict.h"
 #include "report/Report.h"
 #include "vm/VM.h"
+#include "whatif/Sweep.h"
 
 #include <optional>
 #include <string>
@@ -21,32 +22,14 @@
 
 namespace dd::driver {
 
-/// One parameter and the values given for it, as written.
-struct SettingAxis {
-  std::string Name;
-  std::vector<std::string> Values;
-};
-
-/// The most runs one sweep may ask for.
-constexpr size_t MaxSweepPoints = 10'000;
-
-/// Parses `--set` arguments: NAME=VALUE, or NAME=V1,V2,... to sweep (a
-/// comma inside a value is written `\,`). A name given twice, an empty
-/// name, or an empty value in a list is an error (returns nullopt and
-/// sets \p Error).
-std::optional<std::vector<SettingAxis>>
-parseSettingAxes(const std::vector<std::string> &Args, std::string &Error);
-
-/// How many runs the axes ask for (saturates at SIZE_MAX).
-size_t combinationCount(const std::vector<SettingAxis> &Axes);
-
-/// Combination \p Index, the first axis varying slowest (the order of
-/// nested loops over the axes as given).
-std::vector<vm::Setting> combination(const std::vector<SettingAxis> &Axes,
-                                     size_t Index);
-
-/// The axes with more than one value: the sweep's parameters.
-std::vector<const SettingAxis *> sweptAxes(const std::vector<SettingAxis> &A);
+using whatif::combination;
+using whatif::combinationCount;
+using whatif::MaxSweepPoints;
+using whatif::parseSettingAxes;
+using whatif::SettingAxis;
+using whatif::sweepRow;
+using whatif::SweepRow;
+using whatif::sweptAxes;
 
 /// A parameter's value as run shows it: the value or values --set gave it
 /// ("10Gbps, 40Gbps"), followed by " (--set)" or " (swept)" when \p Marked,
@@ -72,17 +55,6 @@ std::string profilerLine(int64_t PerEventNs, uint64_t Events, int64_t Removed);
 void profilerJson(JsonWriter &W, int64_t ProfiledReplay, int64_t PerEventNs,
                   uint64_t Events, int64_t Removed);
 
-/// One run of a sweep, as its outputs show it.
-struct SweepRow {
-  std::vector<vm::Setting> Settings; ///< the swept ones, in axis order
-  Outcome Result;
-  vm::ChangeStats Stats;
-  std::string Output; ///< what the model printed
-  uint64_t Steps = 0;
-  bool HasMemory = false;
-  int64_t PeakBytes = 0, DeviceMemory = 0; ///< predicted; 0: unknown
-};
-
 /// What the table and the JSON say besides the rows.
 struct SweepHeader {
   std::string ModelPath, TracePath;
@@ -91,9 +63,6 @@ struct SweepHeader {
   const graph::Graph *G = nullptr;
   Outcome Base; ///< the reported iteration: measured and replayed
 };
-
-/// Makes a row from a run's prediction (which may then be dropped).
-SweepRow sweepRow(std::vector<vm::Setting> Swept, const Prediction &P);
 
 std::string sweepText(const SweepHeader &H, const std::vector<SweepRow> &Rows);
 std::string sweepJson(const SweepHeader &H, const std::vector<SweepRow> &Rows);
