@@ -9,95 +9,28 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "whatif/JobReplay.h"
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Outputs.h"
 #include "driver/Session.h"
 #include "job/Job.h"
 #include "sim/CriticalPath.h"
-#include "support/Parallel.h"
 #include "support/Progress.h"
 #include "whatif/Focus.h"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 using namespace dd;
 using namespace dd::driver;
 
 namespace {
 
-struct RankRow {
-  int32_t Rank;
-  int64_t Measured, Replayed, Late;
-  double error() const {
-    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
-  }
-};
-
-struct Straggler {
-  int32_t Rank;
-  int64_t Late, JobWithout;
-  double Scale; ///< the factor its own work needed; -1: no gain at any
-};
-
-struct JobReport {
-  const job::JobIteration *It;
-  size_t Ordinal;
-  int64_t Measured, Replayed;
-  std::vector<RankRow> Ranks;
-  std::vector<Straggler> Stragglers;
-  sim::CriticalPath Path;
-  double error() const {
-    return Measured ? double(Replayed - Measured) / double(Measured) : 0.0;
-  }
-};
-
-/// How many ranks get a simulated what-if each: the latest ones.
-constexpr size_t MaxWhatIfs = 8;
-
-/// The ranks later than the median rank at the collectives of \p It, the
-/// latest first (at most MaxWhatIfs), each with the job's iteration were it
-/// as fast as needed to be no later than the median rank.
-std::vector<Straggler> stragglers(const job::Job &J, const sim::SimResult &Base,
-                                  const job::JobIteration &It,
-                                  const std::vector<int64_t> &Late) {
-  std::vector<int64_t> Sorted = Late;
-  std::sort(Sorted.begin(), Sorted.end());
-  int64_t Median = Sorted.empty() ? 0 : Sorted[(Sorted.size() - 1) / 2];
-  std::vector<size_t> Order;
-  for (size_t I = 0; I < Late.size(); ++I)
-    if (Late[I] > Median)
-      Order.push_back(I);
-  std::stable_sort(Order.begin(), Order.end(),
-                   [&](size_t A, size_t B) { return Late[A] > Late[B]; });
-  if (Order.size() > MaxWhatIfs)
-    Order.resize(MaxWhatIfs);
-  // The what-ifs share the graph and run on threads; each result has its
-  // slot, so the order does not depend on which finishes first.
-  std::vector<std::optional<job::StragglerWhatIf>> Found(Order.size());
-  parallelFor(Order.size(), trace::defaultLoadThreads(), [&](size_t K) {
-    auto W = job::asFastAsNeeded(J, Base, It, Order[K], Median);
-    if (W)
-      Found[K] = *W;
-    else
-      llvm::consumeError(W.takeError());
-  });
-  std::vector<Straggler> Out;
-  for (size_t K = 0; K < Order.size(); ++K)
-    if (Found[K])
-      Out.push_back({J.Ranks[Order[K]].Rank, Late[Order[K]], Found[K]->JobTime,
-                     Found[K]->Scale});
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const Straggler &A, const Straggler &B) {
-                     return A.JobWithout < B.JobWithout;
-                   });
-  return Out;
-}
+using whatif::JobReport;
+using whatif::RankRow;
+using whatif::Straggler;
 
 void printText(const job::Job &J, const std::vector<JobReport> &Reports,
                bool RanksFromTraces) {
@@ -289,30 +222,13 @@ int dd::driver::runJobReplay(const TraceOptions &O) {
   if (!Chosen)
     return ExitBadInput;
 
-  PhaseTimer SimTimer("simulate");
-  auto R = sim::simulate(J->G);
-  if (!R) {
-    reportError("ddscript", llvm::toString(R.takeError()));
+  auto Rp = whatif::replayJob(*J, *Chosen);
+  if (!Rp) {
+    reportError("ddscript", llvm::toString(Rp.takeError()));
     return ExitInternal;
   }
-  std::vector<JobReport> Reports;
-  for (size_t C : *Chosen) {
-    const job::JobIteration &It = J->Iterations[C];
-    JobReport Rep{&It, C, 0, 0, {}, {}, {}};
-    job::Span M = job::measuredSpan(*J, It), S = job::simulatedSpan(*J, *R, It);
-    Rep.Measured = M.length();
-    Rep.Replayed = S.length();
-    std::vector<int64_t> Late = job::lateness(*J, *R, It);
-    for (size_t I = 0; I < J->Ranks.size(); ++I) {
-      const graph::Iteration &RI = J->G.Iterations[It.PerRank[I]];
-      auto [B, E] = sim::iterationSpan(J->G, *R, RI);
-      Rep.Ranks.push_back({J->Ranks[I].Rank, RI.measured(), E - B, Late[I]});
-    }
-    Rep.Stragglers = stragglers(*J, *R, It, Late);
-    Rep.Path = job::criticalPath(*J, *R, It);
-    Reports.push_back(std::move(Rep));
-  }
-  SimTimer.stop();
+  const sim::SimResult *R = &Rp->R;
+  const std::vector<JobReport> &Reports = Rp->Reports;
   if (O.Format == OutputFormat::Json)
     printJson(*J, Reports);
   else
