@@ -21,6 +21,7 @@
 
 #include "driver/Commands.h"
 #include "driver/Console.h"
+#include "driver/JobRun.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Run.h"
@@ -427,22 +428,11 @@ public:
     auto L = loadRanksFor(O);
     if (!L)
       return false;
-    whatif::JobModelRequest Req;
-    Req.Program = &P.Model.Program;
-    Req.ModelPath = P.Path;
-    Req.Settings = combination(P.Axes, 0);
-    RunMemory Unused;
-    (void)Unused.takeSettings(Req.Settings, P.Model.Program);
-    Req.MaxSteps = MaxSteps;
-    Req.Profiler = Profiler;
-    Req.Clock = clockFor(O);
-    whatif::JobPrediction J = whatif::predictJob(std::move(*L), Req);
-    if (J.Failed) {
-      reportError(J.Failed->File, J.Failed->Message);
-      if (J.FailedRank)
-        reportDiagnostic(P.SM, J.FailedRun.Error);
+    whatif::JobPrediction J = whatif::predictJob(
+        std::move(*L),
+        jobModelRequest(P.Model, P.Path, P.Axes, MaxSteps, Profiler, O));
+    if (reportJobFailure(J, P.SM) != ExitOk)
       return false;
-    }
     Out = columnsOf(J.Job->G, *J.Run, &*J.Job, Which);
     return true;
   }

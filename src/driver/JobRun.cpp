@@ -8,17 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "driver/JobRun.h"
-#include "support/Checked.h"
 #include "whatif/JobPredict.h"
 
 #include "driver/Format.h"
 #include "driver/Outputs.h"
 #include "driver/Predict.h"
 #include "driver/Session.h"
-#include "graph/Edit.h"
-#include "support/Parallel.h"
-#include "support/Progress.h"
-#include "trace/TraceReader.h"
 
 #include <fmt/format.h>
 
@@ -110,13 +105,12 @@ void moveSchedule(const job::Job &Base, const sim::SimResult &R,
 int writeJobOutputs(const TraceOptions &T, const std::string &Path,
                     const compiler::CompiledModel &Model,
                     const std::vector<SettingAxis> &Axes,
-                    const vm::ChangeStats &Stats,
-                    const whatif::JobPrediction &P,
-                    const std::vector<JobTimes> &Measured,
-                    const std::vector<JobTimes> &Replayed,
-                    const std::vector<JobTimes> &Predicted) {
+                    const whatif::JobPrediction &P) {
   if (!wantsOutputs(T))
     return ExitOk;
+  const vm::ChangeStats &Stats = P.Stats;
+  const std::vector<JobTimes> &Measured = P.Measured, &Replayed = P.Replayed,
+                              &Predicted = P.Predicted;
   const job::Job &Base = *P.BaseJob, &J = *P.Job;
   const sim::SimResult &BaseRun = *P.BaseRun, &R = *P.Run;
   const std::vector<int64_t> &BaseLate = P.BaseLate;
@@ -170,6 +164,33 @@ int writeJobOutputs(const TraceOptions &T, const std::string &Path,
 
 } // namespace
 
+whatif::JobModelRequest dd::driver::jobModelRequest(
+    const compiler::CompiledModel &Model, const std::string &Path,
+    const std::vector<SettingAxis> &Axes, uint64_t MaxSteps,
+    const ProfilerRequest &Profiler, const TraceOptions &T) {
+  whatif::JobModelRequest Req;
+  Req.Program = &Model.Program;
+  Req.ModelPath = Path;
+  Req.Settings = combination(Axes, 0);
+  RunMemory Unused;
+  (void)Unused.takeSettings(Req.Settings, Model.Program);
+  Req.MaxSteps = MaxSteps;
+  Req.Profiler = Profiler;
+  Req.Clock = clockFor(T);
+  Req.KeepBaseline = wantsOutputs(T);
+  return Req;
+}
+
+int dd::driver::reportJobFailure(const whatif::JobPrediction &P,
+                                 SourceManager &SM) {
+  if (!P.Failed)
+    return ExitOk;
+  reportError(P.Failed->File, P.Failed->Message);
+  if (P.FailedRank)
+    reportDiagnostic(SM, P.FailedRun.Error);
+  return P.Failed->Internal ? ExitInternal : ExitBadInput;
+}
+
 int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                             const compiler::CompiledModel &Model,
                             SourceManager &SM, const std::string &Path,
@@ -183,25 +204,13 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   auto L = loadRanksFor(T);
   if (!L)
     return ExitBadInput;
-  whatif::JobModelRequest Req;
-  Req.Program = &Model.Program;
-  Req.ModelPath = Path;
-  Req.Settings = combination(Axes, 0);
-  RunMemory Unused;
-  (void)Unused.takeSettings(Req.Settings, Model.Program);
-  Req.MaxSteps = M.MaxSteps;
-  Req.Profiler = Profiler;
-  Req.Clock = clockFor(T);
-  Req.KeepBaseline = wantsOutputs(T);
-  whatif::JobPrediction P = whatif::predictJob(std::move(*L), Req);
+  whatif::JobPrediction P = whatif::predictJob(
+      std::move(*L),
+      jobModelRequest(Model, Path, Axes, M.MaxSteps, Profiler, T));
   if (P.ModelRan)
     (T.Format == OutputFormat::Json ? writeErr : writeOut)(P.Printed);
-  if (P.Failed) {
-    reportError(P.Failed->File, P.Failed->Message);
-    if (P.FailedRank)
-      reportDiagnostic(SM, P.FailedRun.Error);
-    return P.Failed->Internal ? ExitInternal : ExitBadInput;
-  }
+  if (int Rc = reportJobFailure(P, SM))
+    return Rc;
   const job::Job *J = &*P.Job;
   const std::vector<JobTimes> &Measured = P.Measured, &Replayed = P.Replayed,
                               &Predicted = P.Predicted,
@@ -291,8 +300,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
       S += '\n';
     }
     writeOut(S);
-    return writeJobOutputs(T, Path, Model, Axes, Stats, P, Measured, Replayed,
-                           Predicted);
+    return writeJobOutputs(T, Path, Model, Axes, P);
   }
 
   std::string S =
@@ -359,6 +367,5 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
   S += "memory     not predicted for a job: run the model on one rank's "
        "trace for its peak\n";
   writeOut(S);
-  return writeJobOutputs(T, Path, Model, Axes, Stats, P, Measured, Replayed,
-                         Predicted);
+  return writeJobOutputs(T, Path, Model, Axes, P);
 }

@@ -6,6 +6,7 @@
 #include "driver/Commands.h"
 #include "driver/Sweep.h"
 #include "support/Diagnostics.h"
+#include "whatif/JobPredict.h"
 
 #include <string>
 #include <vector>
@@ -21,6 +22,18 @@ int runJobModel(const ModelOptions &M, const TraceOptions &T,
                 const compiler::CompiledModel &Model, SourceManager &SM,
                 const std::string &Path, const std::vector<SettingAxis> &Axes,
                 const ProfilerRequest &Profiler);
+
+/// The request `run` gives whatif::predictJob for \p Model (from \p Path;
+/// its one combination of \p Axes, device_memory taken out) on the job of
+/// \p T: what `run` and the Python module's tables of a job's run share.
+whatif::JobModelRequest
+jobModelRequest(const compiler::CompiledModel &Model, const std::string &Path,
+                const std::vector<SettingAxis> &Axes, uint64_t MaxSteps,
+                const ProfilerRequest &Profiler, const TraceOptions &T);
+
+/// What stopped \p P printed (with the failing rank's diagnostic against
+/// \p SM): the exit status; ExitOk where nothing did.
+int reportJobFailure(const whatif::JobPrediction &P, SourceManager &SM);
 
 } // namespace dd::driver
 
