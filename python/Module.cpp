@@ -2,10 +2,11 @@
 //
 // The compiled half of `import ddscript`: the commands of the CLI, called as
 // the CLI calls them, with --format json and their output captured
-// (driver/Console.h). Each call answers a tuple (ok, stdout, messages); the
-// Python half (ddscript/__init__.py) parses the JSON and raises
-// ddscript.Error from the messages. The GIL is released while a command
-// runs.
+// (driver/Console.h): what a command would print as JSON is kept as values
+// (support/Format.h: JsonValue) and turned into Python's, with no text
+// written or parsed. Each call answers a tuple (ok, values, messages); the
+// Python half (ddscript/__init__.py) raises ddscript.Error from the
+// messages. The GIL is released while a command runs.
 //
 // `reduce` writes a job's ranks as their graphs (.ddg), which load() takes
 // in place of the traces: a scheduler (dask.distributed) maps it over the
@@ -49,15 +50,60 @@ using namespace dd::driver;
 
 namespace {
 
-/// What a call answers: (ok, what it printed on stdout, its errors and
-/// warnings as (severity, file, line, column, message, rendered)).
+/// \p S as a Python str, each byte that is not valid UTF-8 replaced by
+/// U+FFFD (as the JSON text has it).
+py::object text(std::string_view S) {
+  PyObject *O = PyUnicode_DecodeUTF8(
+      S.data(), static_cast<Py_ssize_t>(S.size()), "replace");
+  if (!O)
+    throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(O);
+}
+
+/// \p V as Python values: dicts, lists, str, int, float, bool, None.
+py::object toPython(const JsonValue &V) {
+  switch (V.K) {
+  case JsonValue::Kind::Null:
+    return py::none();
+  case JsonValue::Kind::Bool:
+    return py::bool_(V.Bool);
+  case JsonValue::Kind::Int:
+    return py::int_(V.Int);
+  case JsonValue::Kind::UInt:
+    return py::int_(V.UInt);
+  case JsonValue::Kind::Double:
+    return py::float_(V.Double);
+  case JsonValue::Kind::String:
+    return text(V.String);
+  case JsonValue::Kind::Array: {
+    py::list L(V.Items.size());
+    for (size_t I = 0; I < V.Items.size(); ++I)
+      L[I] = toPython(V.Items[I]);
+    return L;
+  }
+  case JsonValue::Kind::Object: {
+    py::dict D;
+    for (const auto &[Key, Member] : V.Members)
+      D[text(Key)] = toPython(Member);
+    return D;
+  }
+  }
+  return py::none();
+}
+
+/// What a call answers: (ok, the JSON documents it wrote, as Python values,
+/// its errors and warnings as (severity, file, line, column, message,
+/// rendered)).
 py::tuple reply(bool Ok, const Captured &C) {
+  py::list Values;
+  for (const JsonValue &V : C.Values)
+    Values.append(toPython(V));
   py::list Messages;
   for (const Message &M : C.Messages)
     Messages.append(
         py::make_tuple(M.Level == Severity::Error ? "error" : "warning", M.File,
                        M.Line, M.Column, M.Text, M.Rendered));
-  return py::make_tuple(Ok, C.Out, Messages);
+  return py::make_tuple(Ok, Values, Messages);
 }
 
 /// Runs \p Command (returning an exit status) without the GIL, with what it

@@ -8,13 +8,13 @@ time, from one profiled run.
     t.run("amp", memory_speedup=[2, 3])      # a list sweeps the parameter
 
 Results are the JSON objects the ddscript command prints with --format json,
-as dicts with the same keys and numbers (Result), with to_pandas() and, in
+as dicts with the same keys and numbers (Result; built as values, with no
+JSON text written or read), with to_pandas() and, in
 Jupyter, the HTML report. Errors raise ddscript.Error. The work is done by
 the same libraries as the command's; see docs/python.md.
 """
 
 import html
-import json
 import numbers
 import os
 import tempfile
@@ -43,7 +43,8 @@ class Error(Exception):
 
 
 def _check(reply):
-    """The stdout of a call's reply; its warnings as Python warnings; its
+    """The values of a call's reply (what the command writes as JSON, one
+    per document); its warnings as Python warnings; its
     errors as Error."""
     ok, out, messages = reply[:3]
     errors = []
@@ -163,8 +164,7 @@ class Results(_Predicted, _Table, list):
     graph's tables (see _Predicted)."""
 
 
-def _results(out, rows=None, report=None):
-    objects = [json.loads(line) for line in out.splitlines() if line.strip()]
+def _results(objects, rows=None, report=None):
     if len(objects) == 1:
         r = Result(objects[0])
         r._rows = rows(r) if rows else None
@@ -368,7 +368,7 @@ def check(*models):
     reply = _ddscript.check([os.fspath(m) for m in models])
     # A model with errors ends the command with exit status 2, and its
     # diagnostics are the result: only a reply without JSON is an error.
-    if not reply[1].strip():
+    if not reply[1]:
         _check(reply)
     return _results(reply[1])
 

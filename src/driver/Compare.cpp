@@ -169,45 +169,43 @@ int dd::driver::runCompare(const CompareOptions &C, const TraceOptions &T) {
   if (T.Format == OutputFormat::Json) {
     if (!Printed.empty())
       writeErr(Printed);
-    std::string S;
-    JsonWriter W(S);
-    W.beginObject();
-    W.key("before").beginObject();
-    W.field("trace", Before->Path).field("iteration", BI.Number);
-    W.field("label", BI.Label).field("measured_ns", Before->Measured);
-    W.endObject();
-    W.key("after").beginObject();
-    W.field("trace", After->Path).field("iteration", AI.Number);
-    W.field("label", AI.Label).field("measured_ns", After->Measured);
-    W.key("spread_ns").beginArray();
-    W.value(After->Min).value(After->Median).value(After->Max);
-    W.endArray();
-    W.field("iterations", After->Times.size());
-    W.endObject();
-    W.field("measured_change", Change);
-    if (Pred) {
-      W.field("model", ModelPath);
-      W.field("predicted_ns", Pred->Predicted);
-      W.field("error", relative(Pred->Predicted, After->Median));
-      W.field("error_against_iteration",
-              relative(Pred->Predicted, After->Measured));
-      W.field("same_time_error", relative(Before->Measured, After->Median));
-    }
-    W.key("breakdown").beginArray();
-    for (const whatif::ComparisonRow &R : Cmp.Rows) {
-      if (R.K == whatif::ComparisonRow::Kind::Heading)
-        continue; // a heading of the text
+    writeJson([&](JsonWriter &W) {
       W.beginObject();
-      W.field("what", R.Label.substr(R.Label.find_first_not_of(' ')));
-      W.field("before_ns", R.Before).field("after_ns", R.After);
-      if (Pred)
-        W.field("predicted_ns", R.Predicted);
+      W.key("before").beginObject();
+      W.field("trace", Before->Path).field("iteration", BI.Number);
+      W.field("label", BI.Label).field("measured_ns", Before->Measured);
       W.endObject();
-    }
-    W.endArray();
-    W.endObject();
-    S += '\n';
-    writeOut(S);
+      W.key("after").beginObject();
+      W.field("trace", After->Path).field("iteration", AI.Number);
+      W.field("label", AI.Label).field("measured_ns", After->Measured);
+      W.key("spread_ns").beginArray();
+      W.value(After->Min).value(After->Median).value(After->Max);
+      W.endArray();
+      W.field("iterations", After->Times.size());
+      W.endObject();
+      W.field("measured_change", Change);
+      if (Pred) {
+        W.field("model", ModelPath);
+        W.field("predicted_ns", Pred->Predicted);
+        W.field("error", relative(Pred->Predicted, After->Median));
+        W.field("error_against_iteration",
+                relative(Pred->Predicted, After->Measured));
+        W.field("same_time_error", relative(Before->Measured, After->Median));
+      }
+      W.key("breakdown").beginArray();
+      for (const whatif::ComparisonRow &R : Cmp.Rows) {
+        if (R.K == whatif::ComparisonRow::Kind::Heading)
+          continue; // a heading of the text
+        W.beginObject();
+        W.field("what", R.Label.substr(R.Label.find_first_not_of(' ')));
+        W.field("before_ns", R.Before).field("after_ns", R.After);
+        if (Pred)
+          W.field("predicted_ns", R.Predicted);
+        W.endObject();
+      }
+      W.endArray();
+      W.endObject();
+    });
     return WritePage();
   }
   std::string S = Printed;

@@ -27,6 +27,19 @@ void dd::driver::writeOut(std::string_view S) {
     std::fwrite(S.data(), 1, S.size(), stdout);
 }
 
+void dd::driver::writeJson(llvm::function_ref<void(JsonWriter &)> Write) {
+  if (Current) {
+    JsonWriter W(Current->Data.Values.emplace_back());
+    Write(W);
+    return;
+  }
+  std::string S;
+  JsonWriter W(S);
+  Write(W);
+  S += '\n';
+  std::fwrite(S.data(), 1, S.size(), stdout);
+}
+
 void dd::driver::writeErr(std::string_view S) {
   if (Current)
     Current->Data.Err += S;

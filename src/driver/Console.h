@@ -5,14 +5,18 @@
 // "file:line:col: error: message" with its source line and caret. A caller
 // that shows them otherwise (the Python module) opens a Capture on its
 // thread: while it is open, what the commands would print on that thread is
-// kept in it instead, the same text, and each error and warning also as a
-// value, with the line and column of a .dd diagnostic.
+// kept in it instead, the same text, each error and warning also as a
+// value, with the line and column of a .dd diagnostic, and each JSON
+// document a command writes (writeJson) as values, never as text.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DD_DRIVER_CONSOLE_H
 #define DD_DRIVER_CONSOLE_H
 
 #include "support/Diagnostics.h"
+#include "support/Format.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 #include <string_view>
@@ -34,6 +38,8 @@ struct Captured {
   std::string Out; ///< stdout
   std::string Err; ///< stderr: messages, and what models print in JSON runs
   std::vector<Message> Messages;
+  /// The JSON documents written (writeJson), in order, as values.
+  std::vector<JsonValue> Values;
 };
 
 /// Keeps what the commands print on the calling thread from construction to
@@ -51,6 +57,7 @@ public:
 private:
   friend void writeOut(std::string_view);
   friend void writeErr(std::string_view);
+  friend void writeJson(llvm::function_ref<void(JsonWriter &)>);
   friend void keepMessage(Message);
   Captured Data;
   Capture *Outer;
@@ -58,6 +65,10 @@ private:
 
 /// Prints \p S on stdout, or keeps it in the thread's capture.
 void writeOut(std::string_view S);
+/// Prints the JSON document \p Write writes on stdout, as one line; the
+/// thread's capture keeps it as values instead (Captured::Values): what a
+/// command answers with --format json, with no text written or read.
+void writeJson(llvm::function_ref<void(JsonWriter &)> Write);
 /// Prints \p S on stderr, or keeps it in the thread's capture.
 void writeErr(std::string_view S);
 /// writeErr of M.Rendered, and M itself kept in the thread's capture.

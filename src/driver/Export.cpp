@@ -278,33 +278,33 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
   std::vector<std::string> Removed = removeStaleRanks(E.OutDir, Files);
 
   if (T.Format == OutputFormat::Json) {
-    std::string Json;
-    JsonWriter W(Json);
-    W.beginObject().field("format", "chakra");
-    W.field("workload", (fs::path(E.OutDir) / "chakra").string());
-    W.key("files").beginArray();
-    for (const RankFile &F : Files) {
-      W.beginObject().field("rank", F.Rank).field("path", F.Path);
-      W.field("trace", F.Trace).field("iteration", F.Iteration);
-      W.field("nodes", static_cast<uint64_t>(F.Stats.Nodes));
-      W.field("cpu_nodes", static_cast<uint64_t>(F.Stats.CpuNodes));
-      W.field("comm_nodes", static_cast<uint64_t>(F.Stats.CommNodes));
-      W.field("comm_as_compute", static_cast<uint64_t>(F.Stats.CommAsCompute));
-      W.field("ctrl_deps", static_cast<uint64_t>(F.Stats.CtrlDeps));
-      W.field("data_deps", static_cast<uint64_t>(F.Stats.DataDeps));
-      W.key("data_deps_by_kind").beginObject();
-      for (unsigned K = 0; K < graph::NumEdgeKinds; ++K)
-        W.field(graph::edgeKindName(static_cast<graph::EdgeKind>(K)),
-                static_cast<uint64_t>(F.Stats.ByKind[K]));
-      W.endObject().field("bytes", static_cast<uint64_t>(F.Bytes.size()));
-      W.endObject();
-    }
-    W.endArray();
-    W.key("removed").beginArray();
-    for (const std::string &R : Removed)
-      W.value(R);
-    W.endArray().endObject();
-    writeOut(Json + "\n");
+    writeJson([&](JsonWriter &W) {
+      W.beginObject().field("format", "chakra");
+      W.field("workload", (fs::path(E.OutDir) / "chakra").string());
+      W.key("files").beginArray();
+      for (const RankFile &F : Files) {
+        W.beginObject().field("rank", F.Rank).field("path", F.Path);
+        W.field("trace", F.Trace).field("iteration", F.Iteration);
+        W.field("nodes", static_cast<uint64_t>(F.Stats.Nodes));
+        W.field("cpu_nodes", static_cast<uint64_t>(F.Stats.CpuNodes));
+        W.field("comm_nodes", static_cast<uint64_t>(F.Stats.CommNodes));
+        W.field("comm_as_compute",
+                static_cast<uint64_t>(F.Stats.CommAsCompute));
+        W.field("ctrl_deps", static_cast<uint64_t>(F.Stats.CtrlDeps));
+        W.field("data_deps", static_cast<uint64_t>(F.Stats.DataDeps));
+        W.key("data_deps_by_kind").beginObject();
+        for (unsigned K = 0; K < graph::NumEdgeKinds; ++K)
+          W.field(graph::edgeKindName(static_cast<graph::EdgeKind>(K)),
+                  static_cast<uint64_t>(F.Stats.ByKind[K]));
+        W.endObject().field("bytes", static_cast<uint64_t>(F.Bytes.size()));
+        W.endObject();
+      }
+      W.endArray();
+      W.key("removed").beginArray();
+      for (const std::string &R : Removed)
+        W.value(R);
+      W.endArray().endObject();
+    });
     return ExitOk;
   }
   for (const RankFile &F : Files)

@@ -204,99 +204,97 @@ void printText(const trace::Trace &T, const graph::Graph *G,
 
 void printJson(const trace::Trace &T, const graph::Graph *G,
                const std::string &IterationNote, const Facts &F) {
-  std::string Out;
-  JsonWriter W(Out);
-  W.beginObject();
-  W.field("trace", T.Path);
-  W.field("format", trace::sourceFormatName(T.Format));
-  W.field("schema_version", T.SchemaVersion);
-  W.key("devices").beginArray();
-  for (const auto &D : T.Devices)
-    W.beginObject()
-        .field("id", D.Id)
-        .field("name", D.Name)
-        .field("sms", D.NumSms)
-        .field("memory_bytes", D.TotalGlobalMem)
-        .endObject();
-  W.endArray();
-  if (T.Distributed.Present)
-    W.key("distributed")
-        .beginObject()
-        .field("rank", T.Distributed.Rank)
-        .field("world_size", T.Distributed.WorldSize)
-        .field("backend", T.Distributed.Backend)
-        .endObject();
-  W.field("span_ns", F.Span);
-  W.key("memory").beginArray();
-  for (const memory::RecordSummary &M : F.Memory) {
-    W.beginObject()
-        .field("device", memory::poolLabel(M.DeviceType, M.DeviceId))
-        .field("records", M.Records)
-        .field("peak_allocated_bytes", M.PeakAllocated)
-        .field("peak_relative", !M.HasTotals);
-    if (M.PeakReserved == trace::NoValue)
-      W.key("peak_reserved_bytes").null();
-    else
-      W.field("peak_reserved_bytes", M.PeakReserved);
-    W.endObject();
-  }
-  W.endArray();
-  W.key("events").beginObject();
-  for (const auto &[K, N] : F.Kinds)
-    W.field(K, N);
-  W.endObject();
-  W.key("iterations").beginArray();
-  if (G) {
-    std::vector<int64_t> S, E;
-    measuredTimes(*G, S, E);
-    for (const auto &It : G->Iterations)
+  writeJson([&](JsonWriter &W) {
+    W.beginObject();
+    W.field("trace", T.Path);
+    W.field("format", trace::sourceFormatName(T.Format));
+    W.field("schema_version", T.SchemaVersion);
+    W.key("devices").beginArray();
+    for (const auto &D : T.Devices)
       W.beginObject()
-          .field("iteration", It.Number)
-          .field("label", It.Label)
-          .field("measured_ns", measuredPointTime(*G, It.End, E) -
-                                    measuredPointTime(*G, It.Begin, E))
-          .endObject();
-  }
-  W.endArray();
-  W.field("iteration_source", IterationNote);
-  if (G) {
-    W.field("default_iteration", G->Iterations[defaultIteration(*G)].Number);
-    W.field("gpu_busy_ns", F.GpuBusyInIterations);
-    W.field("iterations_ns", F.IterationsTime);
-  }
-  auto List = [&](const char *Key, const std::vector<Named> &V,
-                  const char *CountKey, const char *TimeKey) {
-    W.key(Key).beginArray();
-    for (const Named &N : V)
-      W.beginObject()
-          .field("name", N.Name)
-          .field(CountKey, N.Count)
-          .field(TimeKey, N.Time)
+          .field("id", D.Id)
+          .field("name", D.Name)
+          .field("sms", D.NumSms)
+          .field("memory_bytes", D.TotalGlobalMem)
           .endObject();
     W.endArray();
-  };
-  List("threads", F.Threads, "events", "busy_ns");
-  List("streams", F.Streams, "events", "busy_ns");
-  List("top_kernels", F.Kernels, "count", "total_ns");
-  List("layers", F.Layers, "gpu_ops", "gpu_ns");
-  W.key("kernel_classes").beginArray();
-  for (size_t I = 0; I < F.Classes.size(); ++I) {
-    W.beginObject()
-        .field("name", F.Classes[I].Name)
-        .field("gpu_ops", F.Classes[I].Count)
-        .field("gpu_ns", F.Classes[I].Time)
-        .field("flops", F.ClassFlops[I])
-        .field("flops_gpu_ns", F.ClassFlopsTime[I])
-        .field("bytes_moved", F.ClassMoved[I])
-        .field("bytes_moved_gpu_ns", F.ClassMovedTime[I]);
-    if (F.ClassPeakFlops[I] > 0)
-      W.field("peak_share", F.ClassPeakShareFlops[I] / F.ClassPeakFlops[I]);
+    if (T.Distributed.Present)
+      W.key("distributed")
+          .beginObject()
+          .field("rank", T.Distributed.Rank)
+          .field("world_size", T.Distributed.WorldSize)
+          .field("backend", T.Distributed.Backend)
+          .endObject();
+    W.field("span_ns", F.Span);
+    W.key("memory").beginArray();
+    for (const memory::RecordSummary &M : F.Memory) {
+      W.beginObject()
+          .field("device", memory::poolLabel(M.DeviceType, M.DeviceId))
+          .field("records", M.Records)
+          .field("peak_allocated_bytes", M.PeakAllocated)
+          .field("peak_relative", !M.HasTotals);
+      if (M.PeakReserved == trace::NoValue)
+        W.key("peak_reserved_bytes").null();
+      else
+        W.field("peak_reserved_bytes", M.PeakReserved);
+      W.endObject();
+    }
+    W.endArray();
+    W.key("events").beginObject();
+    for (const auto &[K, N] : F.Kinds)
+      W.field(K, N);
     W.endObject();
-  }
-  W.endArray();
-  W.endObject();
-  Out += '\n';
-  writeOut(Out);
+    W.key("iterations").beginArray();
+    if (G) {
+      std::vector<int64_t> S, E;
+      measuredTimes(*G, S, E);
+      for (const auto &It : G->Iterations)
+        W.beginObject()
+            .field("iteration", It.Number)
+            .field("label", It.Label)
+            .field("measured_ns", measuredPointTime(*G, It.End, E) -
+                                      measuredPointTime(*G, It.Begin, E))
+            .endObject();
+    }
+    W.endArray();
+    W.field("iteration_source", IterationNote);
+    if (G) {
+      W.field("default_iteration", G->Iterations[defaultIteration(*G)].Number);
+      W.field("gpu_busy_ns", F.GpuBusyInIterations);
+      W.field("iterations_ns", F.IterationsTime);
+    }
+    auto List = [&](const char *Key, const std::vector<Named> &V,
+                    const char *CountKey, const char *TimeKey) {
+      W.key(Key).beginArray();
+      for (const Named &N : V)
+        W.beginObject()
+            .field("name", N.Name)
+            .field(CountKey, N.Count)
+            .field(TimeKey, N.Time)
+            .endObject();
+      W.endArray();
+    };
+    List("threads", F.Threads, "events", "busy_ns");
+    List("streams", F.Streams, "events", "busy_ns");
+    List("top_kernels", F.Kernels, "count", "total_ns");
+    List("layers", F.Layers, "gpu_ops", "gpu_ns");
+    W.key("kernel_classes").beginArray();
+    for (size_t I = 0; I < F.Classes.size(); ++I) {
+      W.beginObject()
+          .field("name", F.Classes[I].Name)
+          .field("gpu_ops", F.Classes[I].Count)
+          .field("gpu_ns", F.Classes[I].Time)
+          .field("flops", F.ClassFlops[I])
+          .field("flops_gpu_ns", F.ClassFlopsTime[I])
+          .field("bytes_moved", F.ClassMoved[I])
+          .field("bytes_moved_gpu_ns", F.ClassMovedTime[I]);
+      if (F.ClassPeakFlops[I] > 0)
+        W.field("peak_share", F.ClassPeakShareFlops[I] / F.ClassPeakFlops[I]);
+      W.endObject();
+    }
+    W.endArray();
+    W.endObject();
+  });
 }
 
 } // namespace

@@ -108,54 +108,52 @@ void printText(const job::Job &J, const std::vector<JobReport> &Reports,
 
 void printJson(const job::Job &J, const std::vector<JobReport> &Reports) {
   for (const JobReport &Rep : Reports) {
-    std::string Out;
-    JsonWriter W(Out);
-    W.beginObject();
-    W.field("iteration", Rep.It->Number);
-    W.field("label", Rep.It->Label);
-    W.field("job_measured_ns", Rep.Measured);
-    W.field("job_replayed_ns", Rep.Replayed);
-    W.field("error", Rep.error());
-    W.field("collectives", J.G.numCollectives());
-    W.field("matching", J.Matching);
-    W.field("clock",
-            J.ClockMode == job::Clock::Trace ? "trace" : "collectives");
-    W.key("ranks").beginArray();
-    for (size_t I = 0; I < Rep.Ranks.size(); ++I) {
-      const RankRow &R = Rep.Ranks[I];
-      W.beginObject()
-          .field("rank", R.Rank)
-          .field("trace", J.Ranks[I].Path)
-          .field("measured_ns", R.Measured)
-          .field("replayed_ns", R.Replayed)
-          .field("error", R.error())
-          .field("late_ns", R.Late)
-          .field("clock_offset_ns", J.Ranks[I].ClockOffset)
-          .endObject();
-    }
-    W.endArray();
-    W.key("stragglers").beginArray();
-    for (const Straggler &S : Rep.Stragglers) {
-      W.beginObject()
-          .field("rank", S.Rank)
-          .field("late_ns", S.Late)
-          .field("job_without_ns", S.JobWithout)
-          .key("work_scale");
-      if (S.Scale >= 0)
-        W.value(S.Scale);
-      else
-        W.null(); // the job gains nothing at any factor
+    writeJson([&](JsonWriter &W) {
+      W.beginObject();
+      W.field("iteration", Rep.It->Number);
+      W.field("label", Rep.It->Label);
+      W.field("job_measured_ns", Rep.Measured);
+      W.field("job_replayed_ns", Rep.Replayed);
+      W.field("error", Rep.error());
+      W.field("collectives", J.G.numCollectives());
+      W.field("matching", J.Matching);
+      W.field("clock",
+              J.ClockMode == job::Clock::Trace ? "trace" : "collectives");
+      W.key("ranks").beginArray();
+      for (size_t I = 0; I < Rep.Ranks.size(); ++I) {
+        const RankRow &R = Rep.Ranks[I];
+        W.beginObject()
+            .field("rank", R.Rank)
+            .field("trace", J.Ranks[I].Path)
+            .field("measured_ns", R.Measured)
+            .field("replayed_ns", R.Replayed)
+            .field("error", R.error())
+            .field("late_ns", R.Late)
+            .field("clock_offset_ns", J.Ranks[I].ClockOffset)
+            .endObject();
+      }
+      W.endArray();
+      W.key("stragglers").beginArray();
+      for (const Straggler &S : Rep.Stragglers) {
+        W.beginObject()
+            .field("rank", S.Rank)
+            .field("late_ns", S.Late)
+            .field("job_without_ns", S.JobWithout)
+            .key("work_scale");
+        if (S.Scale >= 0)
+          W.value(S.Scale);
+        else
+          W.null(); // the job gains nothing at any factor
+        W.endObject();
+      }
+      W.endArray();
+      W.field("critical_path_ns", Rep.Path.Length);
+      W.key("critical_path").beginArray();
+      for (const auto &S : sim::sharesByActivity(J.G, Rep.Path))
+        W.beginObject().field("what", S.Label).field("ns", S.Time).endObject();
+      W.endArray();
       W.endObject();
-    }
-    W.endArray();
-    W.field("critical_path_ns", Rep.Path.Length);
-    W.key("critical_path").beginArray();
-    for (const auto &S : sim::sharesByActivity(J.G, Rep.Path))
-      W.beginObject().field("what", S.Label).field("ns", S.Time).endObject();
-    W.endArray();
-    W.endObject();
-    Out += '\n';
-    writeOut(Out);
+    });
   }
 }
 

@@ -225,81 +225,79 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     reportWarning(Path, U);
 
   if (T.Format == OutputFormat::Json) {
-    std::string S;
-    JsonWriter W(S);
-    for (size_t K = 0; K < Measured.size(); ++K) {
-      W.beginObject();
-      W.field("model", Path);
-      W.key("traces").beginArray();
-      for (const job::JobRank &JR : J->Ranks)
-        W.value(JR.Path);
-      W.endArray();
-      W.field("iteration", Measured[K].Number);
-      W.field("label", Measured[K].Label);
-      W.field("job_measured_ns", Measured[K].Job);
-      W.field("job_replayed_ns", Replayed[K].Job);
-      W.field("job_predicted_ns", Predicted[K].JobSteady);
-      W.key("speedup");
-      if (Predicted[K].JobSteady > 0)
-        W.value(double(Replayed[K].JobSteady) / double(Predicted[K].JobSteady));
-      else
-        W.null();
-      W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
-      W.field("job_predicted_span_ns", Predicted[K].Job);
-      // The replay's error is the replay with the profiler's cost against
-      // the measured times; the speedup is against the replay without it.
-      const JobTimes &Check =
-          ProfiledReplayed.empty() ? Replayed[K] : ProfiledReplayed[K];
-      W.field("replay_error", changeOf(Measured[K].Job, Check.Job));
-      W.key("job_profiled_replay_ns");
-      if (ProfiledReplayed.empty())
-        W.null();
-      else
-        W.value(ProfiledReplayed[K].Job);
-      W.key("profiler").beginObject();
-      W.field("per_event_ns",
-              ProfiledReplayed.empty() ? int64_t(0) : Profiler.PerEventNs);
-      W.field("events", Cost.Events);
-      W.field("removed_ns", Cost.Removed);
-      W.field("ranks", static_cast<int64_t>(CostRanks));
-      W.endObject();
-      W.key("params").beginObject();
-      for (const compiler::ParamSummary &Pm : Model.Params)
-        W.field(Pm.Name, shownValue(Axes, Pm, false));
-      W.endObject();
-      W.key("changes");
-      writeChanges(W, Stats);
-      W.field("collectives", Collectives);
-      W.field("matching", J->Matching);
-      W.field("kept_collectives",
-              J->G.numCollectives() - J->InsertedCollectives);
-      W.field("inserted_collectives", J->InsertedCollectives);
-      W.key("unpaired").beginArray();
-      for (const std::string &U : J->Unpaired)
-        W.value(U);
-      W.endArray();
-      W.key("ranks").beginArray();
-      for (size_t I = 0; I < J->Ranks.size(); ++I) {
-        const Steady &SR = Replayed[K].RankSteady[I],
-                     &SP = Predicted[K].RankSteady[I];
-        W.beginObject()
-            .field("rank", J->Ranks[I].Rank)
-            .field("measured_ns", Measured[K].Ranks[I])
-            .field("replayed_ns", Replayed[K].Ranks[I])
-            .field("predicted_ns", SP.Time)
-            .field("replayed_steady_ns", SR.Time)
-            .field("predicted_span_ns", Predicted[K].Ranks[I]);
-        writeBacklog(W, "baseline_backlog", SR.Piling);
-        writeBacklog(W, "backlog", SP.Piling);
+    for (size_t K = 0; K < Measured.size(); ++K)
+      writeJson([&](JsonWriter &W) {
+        W.beginObject();
+        W.field("model", Path);
+        W.key("traces").beginArray();
+        for (const job::JobRank &JR : J->Ranks)
+          W.value(JR.Path);
+        W.endArray();
+        W.field("iteration", Measured[K].Number);
+        W.field("label", Measured[K].Label);
+        W.field("job_measured_ns", Measured[K].Job);
+        W.field("job_replayed_ns", Replayed[K].Job);
+        W.field("job_predicted_ns", Predicted[K].JobSteady);
+        W.key("speedup");
+        if (Predicted[K].JobSteady > 0)
+          W.value(double(Replayed[K].JobSteady) /
+                  double(Predicted[K].JobSteady));
+        else
+          W.null();
+        W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
+        W.field("job_predicted_span_ns", Predicted[K].Job);
+        // The replay's error is the replay with the profiler's cost against
+        // the measured times; the speedup is against the replay without it.
+        const JobTimes &Check =
+            ProfiledReplayed.empty() ? Replayed[K] : ProfiledReplayed[K];
+        W.field("replay_error", changeOf(Measured[K].Job, Check.Job));
+        W.key("job_profiled_replay_ns");
+        if (ProfiledReplayed.empty())
+          W.null();
+        else
+          W.value(ProfiledReplayed[K].Job);
+        W.key("profiler").beginObject();
+        W.field("per_event_ns",
+                ProfiledReplayed.empty() ? int64_t(0) : Profiler.PerEventNs);
+        W.field("events", Cost.Events);
+        W.field("removed_ns", Cost.Removed);
+        W.field("ranks", static_cast<int64_t>(CostRanks));
         W.endObject();
-      }
-      W.endArray();
-      W.field("output", Printed);
-      W.field("steps", Steps);
-      W.endObject();
-      S += '\n';
-    }
-    writeOut(S);
+        W.key("params").beginObject();
+        for (const compiler::ParamSummary &Pm : Model.Params)
+          W.field(Pm.Name, shownValue(Axes, Pm, false));
+        W.endObject();
+        W.key("changes");
+        writeChanges(W, Stats);
+        W.field("collectives", Collectives);
+        W.field("matching", J->Matching);
+        W.field("kept_collectives",
+                J->G.numCollectives() - J->InsertedCollectives);
+        W.field("inserted_collectives", J->InsertedCollectives);
+        W.key("unpaired").beginArray();
+        for (const std::string &U : J->Unpaired)
+          W.value(U);
+        W.endArray();
+        W.key("ranks").beginArray();
+        for (size_t I = 0; I < J->Ranks.size(); ++I) {
+          const Steady &SR = Replayed[K].RankSteady[I],
+                       &SP = Predicted[K].RankSteady[I];
+          W.beginObject()
+              .field("rank", J->Ranks[I].Rank)
+              .field("measured_ns", Measured[K].Ranks[I])
+              .field("replayed_ns", Replayed[K].Ranks[I])
+              .field("predicted_ns", SP.Time)
+              .field("replayed_steady_ns", SR.Time)
+              .field("predicted_span_ns", Predicted[K].Ranks[I]);
+          writeBacklog(W, "baseline_backlog", SR.Piling);
+          writeBacklog(W, "backlog", SP.Piling);
+          W.endObject();
+        }
+        W.endArray();
+        W.field("output", Printed);
+        W.field("steps", Steps);
+        W.endObject();
+      });
     return writeJobOutputs(T, Path, Model, Axes, P);
   }
 

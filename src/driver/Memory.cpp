@@ -213,109 +213,107 @@ void printText(const trace::Trace &T, const graph::Graph &G,
 void printJson(const trace::Trace &T, const graph::Graph &G,
                const MemoryModel &M, const Span &S,
                const std::vector<DeviceReport> &Devices) {
-  std::string Out;
-  JsonWriter W(Out);
-  W.beginObject();
-  W.field("trace", T.Path);
-  if (S.Whole)
-    W.key("iteration").value("all");
-  else
-    W.field("iteration", G.Iterations[S.Iteration].Number);
-  W.field("span", S.Label);
-  W.key("devices").beginArray();
-  for (const DeviceReport &D : Devices) {
-    const memory::Pool &P = *D.Pl;
+  writeJson([&](JsonWriter &W) {
     W.beginObject();
-    W.field("device", P.label());
-    W.field("device_id", P.DeviceId);
-    W.field("name", D.Name);
-    W.field("capacity_bytes", D.Capacity);
-    W.field("records_in_window", P.RecordsInWindow);
-    W.field("paired_by", P.HasAddresses ? "address" : "size");
-    W.field("start_allocated_bytes", P.StartAllocated);
-    W.field("start_recorded", P.HasTotals);
-    W.field("allocated_in_window_bytes", P.AllocatedInWindow);
-    W.field("freed_in_window_bytes", P.FreedInWindow);
-    W.field("level_change_bytes", P.EndAllocated - P.StartAllocated);
-    W.field("peak_measured_bytes", D.Measured.Bytes);
-    W.field("peak_replayed_bytes", D.Replayed.Bytes);
-    W.field("peak_error", D.error());
-    W.key("peak_at")
-        .beginObject()
-        .field("time_ns", D.At.Time)
-        .field("inside", D.At.Inside)
-        .field("op", D.At.Op)
-        .field("layer", D.At.Layer)
-        .field("phase", D.At.Phase)
-        .field("iteration", D.At.Iteration)
-        .endObject();
-    if (D.Capacity > 0)
-      W.field("headroom_bytes", D.Capacity - D.Measured.Bytes);
+    W.field("trace", T.Path);
+    if (S.Whole)
+      W.key("iteration").value("all");
     else
-      W.key("headroom_bytes").null();
-    if (P.ReservedPeak != trace::NoValue)
-      W.field("reserved_peak_bytes", P.ReservedPeak);
-    else
-      W.key("reserved_peak_bytes").null();
-    W.key("by_class").beginObject();
-    for (unsigned K = 0; K < memory::NumBlockClasses; ++K)
-      W.field(memory::blockClassName(memory::BlockClass(K)), D.ByClass[K]);
-    W.field("untracked", P.Untracked);
-    W.endObject();
-    W.key("top_blocks").beginArray();
-    for (const TopBlock &Tb : D.Top) {
-      W.beginObject()
-          .field("block", Tb.B)
-          .field("bytes", M.Size[Tb.B])
-          .field("class", memory::blockClassName(M.Class[Tb.B]));
-      if (M.Addr[Tb.B])
-        W.field("address", fmt::format("{:#x}", M.Addr[Tb.B]));
+      W.field("iteration", G.Iterations[S.Iteration].Number);
+    W.field("span", S.Label);
+    W.key("devices").beginArray();
+    for (const DeviceReport &D : Devices) {
+      const memory::Pool &P = *D.Pl;
+      W.beginObject();
+      W.field("device", P.label());
+      W.field("device_id", P.DeviceId);
+      W.field("name", D.Name);
+      W.field("capacity_bytes", D.Capacity);
+      W.field("records_in_window", P.RecordsInWindow);
+      W.field("paired_by", P.HasAddresses ? "address" : "size");
+      W.field("start_allocated_bytes", P.StartAllocated);
+      W.field("start_recorded", P.HasTotals);
+      W.field("allocated_in_window_bytes", P.AllocatedInWindow);
+      W.field("freed_in_window_bytes", P.FreedInWindow);
+      W.field("level_change_bytes", P.EndAllocated - P.StartAllocated);
+      W.field("peak_measured_bytes", D.Measured.Bytes);
+      W.field("peak_replayed_bytes", D.Replayed.Bytes);
+      W.field("peak_error", D.error());
+      W.key("peak_at")
+          .beginObject()
+          .field("time_ns", D.At.Time)
+          .field("inside", D.At.Inside)
+          .field("op", D.At.Op)
+          .field("layer", D.At.Layer)
+          .field("phase", D.At.Phase)
+          .field("iteration", D.At.Iteration)
+          .endObject();
+      if (D.Capacity > 0)
+        W.field("headroom_bytes", D.Capacity - D.Measured.Bytes);
       else
-        W.key("address").null();
-      if (M.Stream[Tb.B] != trace::NoValue)
-        W.field("stream", M.Stream[Tb.B]);
+        W.key("headroom_bytes").null();
+      if (P.ReservedPeak != trace::NoValue)
+        W.field("reserved_peak_bytes", P.ReservedPeak);
       else
-        W.key("stream").null();
-      W.field("allocated", Tb.Allocated).field("freed", Tb.Freed).endObject();
+        W.key("reserved_peak_bytes").null();
+      W.key("by_class").beginObject();
+      for (unsigned K = 0; K < memory::NumBlockClasses; ++K)
+        W.field(memory::blockClassName(memory::BlockClass(K)), D.ByClass[K]);
+      W.field("untracked", P.Untracked);
+      W.endObject();
+      W.key("top_blocks").beginArray();
+      for (const TopBlock &Tb : D.Top) {
+        W.beginObject()
+            .field("block", Tb.B)
+            .field("bytes", M.Size[Tb.B])
+            .field("class", memory::blockClassName(M.Class[Tb.B]));
+        if (M.Addr[Tb.B])
+          W.field("address", fmt::format("{:#x}", M.Addr[Tb.B]));
+        else
+          W.key("address").null();
+        if (M.Stream[Tb.B] != trace::NoValue)
+          W.field("stream", M.Stream[Tb.B]);
+        else
+          W.key("stream").null();
+        W.field("allocated", Tb.Allocated).field("freed", Tb.Freed).endObject();
+      }
+      W.endArray();
+      W.key("iterations").beginArray();
+      for (const IterationRow &Row : D.Iterations)
+        W.beginObject()
+            .field("iteration", G.Iterations[Row.Index].Number)
+            .field("label", G.Iterations[Row.Index].Label)
+            .field("allocs", Row.Pat.Allocs)
+            .field("allocated_bytes", Row.Pat.Bytes)
+            .field("peak_measured_bytes", Row.Measured.Bytes)
+            .field("peak_replayed_bytes", Row.Replayed.Bytes)
+            .field("pattern", Row.Pat.Verdict)
+            .endObject();
+      W.endArray();
+      W.field("steady_same_pattern", D.Periodic);
+      W.key("records").beginObject();
+      W.field("unmatched_frees", P.UnmatchedFrees);
+      W.field("never_freed", P.NeverFreed);
+      W.field("size_mismatches", P.SizeMismatches);
+      W.field("reordered", P.Reordered);
+      W.field("total_mismatches", P.TotalMismatches);
+      W.field("unplaced", P.Unplaced);
+      W.field("zero_sized", P.ZeroSized);
+      W.endObject();
+      W.endObject();
     }
     W.endArray();
-    W.key("iterations").beginArray();
-    for (const IterationRow &Row : D.Iterations)
-      W.beginObject()
-          .field("iteration", G.Iterations[Row.Index].Number)
-          .field("label", G.Iterations[Row.Index].Label)
-          .field("allocs", Row.Pat.Allocs)
-          .field("allocated_bytes", Row.Pat.Bytes)
-          .field("peak_measured_bytes", Row.Measured.Bytes)
-          .field("peak_replayed_bytes", Row.Replayed.Bytes)
-          .field("pattern", Row.Pat.Verdict)
-          .endObject();
+    W.key("host").beginArray();
+    for (PoolId P = 0; P < M.Pools.size(); ++P)
+      if (!M.Pools[P].isDevice())
+        W.beginObject()
+            .field("device", M.Pools[P].label())
+            .field("records_in_window", M.Pools[P].RecordsInWindow)
+            .field("peak_measured_bytes", memory::peakOf(M.measured(P)).Bytes)
+            .endObject();
     W.endArray();
-    W.field("steady_same_pattern", D.Periodic);
-    W.key("records").beginObject();
-    W.field("unmatched_frees", P.UnmatchedFrees);
-    W.field("never_freed", P.NeverFreed);
-    W.field("size_mismatches", P.SizeMismatches);
-    W.field("reordered", P.Reordered);
-    W.field("total_mismatches", P.TotalMismatches);
-    W.field("unplaced", P.Unplaced);
-    W.field("zero_sized", P.ZeroSized);
     W.endObject();
-    W.endObject();
-  }
-  W.endArray();
-  W.key("host").beginArray();
-  for (PoolId P = 0; P < M.Pools.size(); ++P)
-    if (!M.Pools[P].isDevice())
-      W.beginObject()
-          .field("device", M.Pools[P].label())
-          .field("records_in_window", M.Pools[P].RecordsInWindow)
-          .field("peak_measured_bytes", memory::peakOf(M.measured(P)).Bytes)
-          .endObject();
-  W.endArray();
-  W.endObject();
-  Out += '\n';
-  writeOut(Out);
+  });
 }
 
 } // namespace

@@ -198,32 +198,30 @@ int dd::driver::runModels(OutputFormat Format) {
   for (const Listed &L : All)
     Failed |= !L.Model;
   if (Format == OutputFormat::Json) {
-    std::string S;
-    JsonWriter W(S);
-    W.beginObject().key("models").beginArray();
-    for (const Listed &L : All) {
-      W.beginObject().field("name", L.Name).field("path", L.Path);
-      if (!L.Model) {
-        W.field("error", L.Error).endObject();
-        continue;
+    writeJson([&](JsonWriter &W) {
+      W.beginObject().key("models").beginArray();
+      for (const Listed &L : All) {
+        W.beginObject().field("name", L.Name).field("path", L.Path);
+        if (!L.Model) {
+          W.field("error", L.Error).endObject();
+          continue;
+        }
+        W.field("description", L.Model->Description)
+            .field("library", L.Model->IsLibrary);
+        W.key("params").beginArray();
+        for (const compiler::ParamSummary &P : L.Model->Params)
+          W.beginObject()
+              .field("name", P.Name)
+              .field("default", P.DefaultText)
+              .field("doc", P.Doc)
+              .endObject();
+        W.endArray().endObject();
       }
-      W.field("description", L.Model->Description)
-          .field("library", L.Model->IsLibrary);
-      W.key("params").beginArray();
-      for (const compiler::ParamSummary &P : L.Model->Params)
-        W.beginObject()
-            .field("name", P.Name)
-            .field("default", P.DefaultText)
-            .field("doc", P.Doc)
-            .endObject();
+      W.endArray().key("search_path").beginArray();
+      for (const std::string &D : stdlibDirs())
+        W.value(D);
       W.endArray().endObject();
-    }
-    W.endArray().key("search_path").beginArray();
-    for (const std::string &D : stdlibDirs())
-      W.value(D);
-    W.endArray().endObject();
-    S += '\n';
-    writeOut(S);
+    });
     return Failed ? ExitBadInput : ExitOk;
   }
   std::string S;

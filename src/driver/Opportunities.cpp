@@ -32,35 +32,33 @@ using whatif::WhatIf;
 void printJson(const std::string &TracePath, const graph::Iteration &It,
                int64_t BaseNs, const ProfilerFit &Fit, double Factor,
                const std::vector<WhatIf> &Ok) {
-  std::string S;
-  JsonWriter W(S);
-  W.beginObject();
-  W.field("trace", TracePath);
-  W.field("iteration", It.Number);
-  W.field("label", It.Label);
-  W.field("baseline_ns", BaseNs);
-  if (Fit.Applied) {
-    W.field("unprofiled_ns", Fit.Target);
-    W.field("cpu_scale", Fit.CpuScale);
-  }
-  if (Fit.PerEvent)
-    profilerJson(W, Fit.ProfiledReplay, Fit.PerEventNs, Fit.Events,
-                 Fit.Removed);
-  W.field("factor", Factor);
-  W.key("opportunities").beginArray();
-  for (const WhatIf &X : Ok) {
-    W.beginObject()
-        .field("what", X.What)
-        .field("model", X.Model)
-        .field("predicted_ns", X.Result.Predicted)
-        .field("gain_ns", X.Result.BaselineSteady - X.Result.Predicted);
-    X.Result.speedupJson(W);
+  writeJson([&](JsonWriter &W) {
+    W.beginObject();
+    W.field("trace", TracePath);
+    W.field("iteration", It.Number);
+    W.field("label", It.Label);
+    W.field("baseline_ns", BaseNs);
+    if (Fit.Applied) {
+      W.field("unprofiled_ns", Fit.Target);
+      W.field("cpu_scale", Fit.CpuScale);
+    }
+    if (Fit.PerEvent)
+      profilerJson(W, Fit.ProfiledReplay, Fit.PerEventNs, Fit.Events,
+                   Fit.Removed);
+    W.field("factor", Factor);
+    W.key("opportunities").beginArray();
+    for (const WhatIf &X : Ok) {
+      W.beginObject()
+          .field("what", X.What)
+          .field("model", X.Model)
+          .field("predicted_ns", X.Result.Predicted)
+          .field("gain_ns", X.Result.BaselineSteady - X.Result.Predicted);
+      X.Result.speedupJson(W);
+      W.endObject();
+    }
+    W.endArray();
     W.endObject();
-  }
-  W.endArray();
-  W.endObject();
-  S += '\n';
-  writeOut(S);
+  });
 }
 
 /// The ranked what-ifs as a table, then their models, on stdout.

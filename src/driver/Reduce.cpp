@@ -194,19 +194,20 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
             : fmt::format("iterations {} to {} of {}", Rk.FirstNumber,
                           Rk.LastNumber, Rk.TraceIterations);
     if (O.Format == OutputFormat::Json) {
-      JsonWriter W(Out);
-      W.beginObject()
-          .field("output", Rk.Output)
-          .field("trace", Rk.Trace)
-          .field("rank", Rk.Rank)
-          .field("world_size", Rk.WorldSize)
-          .field("tasks", static_cast<uint64_t>(Rk.Tasks))
-          .field("iterations", static_cast<uint64_t>(Rk.Iterations))
-          .field("trace_iterations", static_cast<uint64_t>(Rk.TraceIterations))
-          .field("bytes", static_cast<uint64_t>(Rk.Bytes.size()))
-          .field("trace_bytes", Rk.TraceBytes)
-          .endObject();
-      Out += '\n';
+      writeJson([&](JsonWriter &W) {
+        W.beginObject()
+            .field("output", Rk.Output)
+            .field("trace", Rk.Trace)
+            .field("rank", Rk.Rank)
+            .field("world_size", Rk.WorldSize)
+            .field("tasks", static_cast<uint64_t>(Rk.Tasks))
+            .field("iterations", static_cast<uint64_t>(Rk.Iterations))
+            .field("trace_iterations",
+                   static_cast<uint64_t>(Rk.TraceIterations))
+            .field("bytes", static_cast<uint64_t>(Rk.Bytes.size()))
+            .field("trace_bytes", Rk.TraceBytes)
+            .endObject();
+      });
       continue;
     }
     Out += fmt::format(

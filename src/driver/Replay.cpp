@@ -156,35 +156,36 @@ void printJson(const graph::Graph &G,
                const std::vector<IterationReport> &Reports) {
   // One JSON object per line, one line per iteration.
   for (const IterationReport &R : Reports) {
-    std::string Out;
-    JsonWriter W(Out);
-    W.beginObject();
-    W.field("iteration", G.Iterations[R.Index].Number);
-    W.field("label", G.Iterations[R.Index].Label);
-    W.field("measured_ns", R.Measured);
-    W.field("replayed_ns", R.Replayed);
-    W.field("error", R.error());
-    W.field("measured_gpu_busy_ns", R.MeasuredBusy);
-    W.field("replayed_gpu_busy_ns", R.ReplayedBusy);
-    W.field("critical_path_ns", R.Path.Length);
-    // Where the graph lies among the trace's iterations (whatif/Focus.h).
-    W.field("graph_first_iteration", G.iterationOrdinal(0));
-    W.field("graph_iterations", G.Iterations.size());
-    W.field("trace_iterations", G.traceIterationCount());
-    auto Shares = [&](const char *Key, const std::vector<sim::PathShare> &V) {
-      W.key(Key).beginArray();
-      for (const auto &S : V)
-        W.beginObject().field("what", S.Label).field("ns", S.Time).endObject();
-      W.endArray();
-    };
-    Shares("critical_path", sim::sharesByActivity(G, R.Path));
-    Shares("bound_by", sim::sharesByBound(G, R.Path));
-    writeLongestTasks(W, G, R.Path);
-    Shares("critical_path_phases", sim::sharesByPhase(G, R.Path));
-    Shares("critical_path_layers", sim::sharesByLayer(G, R.Path));
-    W.endObject();
-    Out += '\n';
-    writeOut(Out);
+    writeJson([&](JsonWriter &W) {
+      W.beginObject();
+      W.field("iteration", G.Iterations[R.Index].Number);
+      W.field("label", G.Iterations[R.Index].Label);
+      W.field("measured_ns", R.Measured);
+      W.field("replayed_ns", R.Replayed);
+      W.field("error", R.error());
+      W.field("measured_gpu_busy_ns", R.MeasuredBusy);
+      W.field("replayed_gpu_busy_ns", R.ReplayedBusy);
+      W.field("critical_path_ns", R.Path.Length);
+      // Where the graph lies among the trace's iterations (whatif/Focus.h).
+      W.field("graph_first_iteration", G.iterationOrdinal(0));
+      W.field("graph_iterations", G.Iterations.size());
+      W.field("trace_iterations", G.traceIterationCount());
+      auto Shares = [&](const char *Key, const std::vector<sim::PathShare> &V) {
+        W.key(Key).beginArray();
+        for (const auto &S : V)
+          W.beginObject()
+              .field("what", S.Label)
+              .field("ns", S.Time)
+              .endObject();
+        W.endArray();
+      };
+      Shares("critical_path", sim::sharesByActivity(G, R.Path));
+      Shares("bound_by", sim::sharesByBound(G, R.Path));
+      writeLongestTasks(W, G, R.Path);
+      Shares("critical_path_phases", sim::sharesByPhase(G, R.Path));
+      Shares("critical_path_layers", sim::sharesByLayer(G, R.Path));
+      W.endObject();
+    });
   }
 }
 

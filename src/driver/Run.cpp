@@ -101,69 +101,67 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
                const std::vector<Outcome> &Out, const vm::RunResult &R,
                const std::vector<SettingAxis> &Axes, const RunMemory &Mem,
                const sim::CriticalPath &Path) {
-  std::string S;
-  JsonWriter W(S);
-  W.beginObject();
-  W.field("model", ModelPath);
-  W.field("trace", Trace);
-  const Outcome &O = Out.front();
-  W.field("iteration", G.Iterations[O.Index].Number);
-  W.field("label", G.Iterations[O.Index].Label);
-  W.field("measured_ns", O.Measured);
-  if (O.Profiled) {
-    W.field("profiled_ns", O.Profiled);
-    W.field("cpu_scale", O.CpuScale);
-    W.key("cpu_scale_range").beginArray();
-    W.value(O.CpuScaleLow);
-    W.value(O.CpuScaleHigh);
-    W.endArray();
-  }
-  if (O.PerEventNs)
-    profilerJson(W, O.ProfiledReplay, O.PerEventNs, O.ProfilerEvents,
-                 O.ProfilerRemoved);
-  W.field("baseline_ns", O.Baseline);
-  W.field("predicted_ns", O.Predicted);
-  O.speedupJson(W);
-  W.field("baseline_steady_ns", O.BaselineSteady);
-  W.field("predicted_span_ns", O.PredictedSpan);
-  writeBacklog(W, "baseline_backlog", O.BasePiling);
-  writeBacklog(W, "backlog", O.PredPiling);
-  // What bounds the predicted iteration, and the tasks on its critical path.
-  W.key("bound_by").beginArray();
-  for (const sim::PathShare &Sh : sim::sharesByBound(G, Path))
-    W.beginObject().field("what", Sh.Label).field("ns", Sh.Time).endObject();
-  W.endArray();
-  writeLongestTasks(W, G, Path);
-  W.field("replay_error", O.replayError());
-  W.key("params").beginObject();
-  for (const compiler::ParamSummary &P : Model.Params)
-    W.field(P.Name, shownValue(Axes, P, false));
-  W.endObject();
-  W.key("changes");
-  writeChanges(W, R.Stats);
-  if (Out.size() > 1) {
-    W.key("iterations").beginArray();
-    for (const Outcome &X : Out) {
-      W.beginObject()
-          .field("iteration", G.Iterations[X.Index].Number)
-          .field("label", G.Iterations[X.Index].Label)
-          .field("measured_ns", X.Measured)
-          .field("baseline_ns", X.Baseline)
-          .field("predicted_ns", X.Predicted)
-          .field("baseline_steady_ns", X.BaselineSteady)
-          .field("predicted_span_ns", X.PredictedSpan);
-      X.speedupJson(W);
-      writeBacklog(W, "backlog", X.PredPiling);
-      W.endObject();
+  writeJson([&](JsonWriter &W) {
+    W.beginObject();
+    W.field("model", ModelPath);
+    W.field("trace", Trace);
+    const Outcome &O = Out.front();
+    W.field("iteration", G.Iterations[O.Index].Number);
+    W.field("label", G.Iterations[O.Index].Label);
+    W.field("measured_ns", O.Measured);
+    if (O.Profiled) {
+      W.field("profiled_ns", O.Profiled);
+      W.field("cpu_scale", O.CpuScale);
+      W.key("cpu_scale_range").beginArray();
+      W.value(O.CpuScaleLow);
+      W.value(O.CpuScaleHigh);
+      W.endArray();
     }
+    if (O.PerEventNs)
+      profilerJson(W, O.ProfiledReplay, O.PerEventNs, O.ProfilerEvents,
+                   O.ProfilerRemoved);
+    W.field("baseline_ns", O.Baseline);
+    W.field("predicted_ns", O.Predicted);
+    O.speedupJson(W);
+    W.field("baseline_steady_ns", O.BaselineSteady);
+    W.field("predicted_span_ns", O.PredictedSpan);
+    writeBacklog(W, "baseline_backlog", O.BasePiling);
+    writeBacklog(W, "backlog", O.PredPiling);
+    // What bounds the predicted iteration, and the tasks on its critical path.
+    W.key("bound_by").beginArray();
+    for (const sim::PathShare &Sh : sim::sharesByBound(G, Path))
+      W.beginObject().field("what", Sh.Label).field("ns", Sh.Time).endObject();
     W.endArray();
-  }
-  Mem.json(W);
-  W.field("output", R.Output);
-  W.field("steps", R.Steps);
-  W.endObject();
-  S += '\n';
-  writeOut(S);
+    writeLongestTasks(W, G, Path);
+    W.field("replay_error", O.replayError());
+    W.key("params").beginObject();
+    for (const compiler::ParamSummary &P : Model.Params)
+      W.field(P.Name, shownValue(Axes, P, false));
+    W.endObject();
+    W.key("changes");
+    writeChanges(W, R.Stats);
+    if (Out.size() > 1) {
+      W.key("iterations").beginArray();
+      for (const Outcome &X : Out) {
+        W.beginObject()
+            .field("iteration", G.Iterations[X.Index].Number)
+            .field("label", G.Iterations[X.Index].Label)
+            .field("measured_ns", X.Measured)
+            .field("baseline_ns", X.Baseline)
+            .field("predicted_ns", X.Predicted)
+            .field("baseline_steady_ns", X.BaselineSteady)
+            .field("predicted_span_ns", X.PredictedSpan);
+        X.speedupJson(W);
+        writeBacklog(W, "backlog", X.PredPiling);
+        W.endObject();
+      }
+      W.endArray();
+    }
+    Mem.json(W);
+    W.field("output", R.Output);
+    W.field("steps", R.Steps);
+    W.endObject();
+  });
 }
 
 } // namespace
@@ -199,7 +197,7 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
     // What the runs printed goes to stderr, as for one run.
     for (const SweepRow &R : Rows)
       writeErr(R.Output);
-    writeOut(sweepJson(H, Rows));
+    writeJson([&](JsonWriter &W) { writeSweepJson(W, H, Rows); });
   } else {
     writeOut(sweepText(H, Rows));
   }
@@ -395,40 +393,39 @@ int dd::driver::runCheck(const std::vector<std::string> &Models,
   }
   // JSON, for editors: each model's diagnostics as values (file, line and
   // column from 1; 0 where a message names no place), nothing on stderr.
-  std::string S;
-  JsonWriter W(S);
-  W.beginObject().key("models").beginArray();
-  for (const std::string &Name : Models) {
-    SourceManager SM;
-    std::string Path;
-    Captured C;
-    std::optional<compiler::CompiledModel> M;
-    {
-      Capture Cap;
-      M = loadModel(Name, SM, &Path);
-      C = Cap.take();
-    }
-    if (!M)
-      Rc = ExitBadInput;
-    W.beginObject()
-        .field("model", Name)
-        .field("path", Path)
-        .field("ok", bool(M));
-    if (M)
-      W.field("params", M->Params.size());
-    W.key("diagnostics").beginArray();
-    for (const Message &D : C.Messages)
+  writeJson([&](JsonWriter &W) {
+    W.beginObject().key("models").beginArray();
+    for (const std::string &Name : Models) {
+      SourceManager SM;
+      std::string Path;
+      Captured C;
+      std::optional<compiler::CompiledModel> M;
+      {
+        Capture Cap;
+        M = loadModel(Name, SM, &Path);
+        C = Cap.take();
+      }
+      if (!M)
+        Rc = ExitBadInput;
       W.beginObject()
-          .field("file", D.File)
-          .field("line", D.Line)
-          .field("column", D.Column)
-          .field("severity", severityName(D.Level))
-          .field("message", D.Text)
-          .endObject();
+          .field("model", Name)
+          .field("path", Path)
+          .field("ok", bool(M));
+      if (M)
+        W.field("params", M->Params.size());
+      W.key("diagnostics").beginArray();
+      for (const Message &D : C.Messages)
+        W.beginObject()
+            .field("file", D.File)
+            .field("line", D.Line)
+            .field("column", D.Column)
+            .field("severity", severityName(D.Level))
+            .field("message", D.Text)
+            .endObject();
+      W.endArray().endObject();
+    }
     W.endArray().endObject();
-  }
-  W.endArray().endObject();
-  writeOut(S + "\n");
+  });
   return Rc;
 }
 

@@ -161,10 +161,8 @@ std::string dd::driver::sweepText(const SweepHeader &H,
   return S;
 }
 
-std::string dd::driver::sweepJson(const SweepHeader &H,
-                                  const std::vector<SweepRow> &Rows) {
-  std::string S;
-  JsonWriter W(S);
+void dd::driver::writeSweepJson(JsonWriter &W, const SweepHeader &H,
+                                const std::vector<SweepRow> &Rows) {
   W.beginObject();
   W.field("model", H.ModelPath);
   W.field("trace", H.TracePath);
@@ -212,8 +210,6 @@ std::string dd::driver::sweepJson(const SweepHeader &H,
   W.endArray();
   W.endObject();
   W.endObject();
-  S += '\n';
-  return S;
 }
 
 namespace {

@@ -65,7 +65,8 @@ struct SweepHeader {
 };
 
 std::string sweepText(const SweepHeader &H, const std::vector<SweepRow> &Rows);
-std::string sweepJson(const SweepHeader &H, const std::vector<SweepRow> &Rows);
+void writeSweepJson(JsonWriter &W, const SweepHeader &H,
+                    const std::vector<SweepRow> &Rows);
 /// The results as the HTML report's sweep plot takes them.
 report::Sweep sweepForReport(const SweepHeader &H,
                              const std::vector<SweepRow> &Rows);

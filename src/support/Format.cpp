@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <charconv>
 #include <cmath>
 
@@ -154,8 +155,8 @@ void JsonWriter::flushBreak() {
   if (!PendingBreak)
     return;
   PendingBreak = false;
-  Out += '\n';
-  Out.append(PendingIndent, ' ');
+  *Out += '\n';
+  Out->append(PendingIndent, ' ');
 }
 
 void JsonWriter::separate() {
@@ -165,93 +166,176 @@ void JsonWriter::separate() {
   }
   if (!First.empty()) {
     if (!First.back())
-      Out += ',';
+      *Out += ',';
     First.back() = false;
   }
   flushBreak();
 }
 
+JsonValue &JsonWriter::place(JsonValue V) {
+  if (Open.empty()) {
+    *Root = std::move(V);
+    return *Root;
+  }
+  JsonValue &C = *Open.back();
+  if (C.K == JsonValue::Kind::Object) {
+    C.Members.emplace_back(std::move(PendingKey), std::move(V));
+    PendingKey.clear();
+    return C.Members.back().second;
+  }
+  C.Items.push_back(std::move(V));
+  return C.Items.back();
+}
+
+namespace {
+JsonValue scalar(JsonValue::Kind K) {
+  JsonValue V;
+  V.K = K;
+  return V;
+}
+} // namespace
+
 JsonWriter &JsonWriter::breakLine(unsigned Indent) {
-  PendingBreak = true;
+  PendingBreak = Out != nullptr;
   PendingIndent = Indent;
   return *this;
 }
 
 JsonWriter &JsonWriter::beginObject() {
+  if (!Out) {
+    // The pointers held stay valid: only the innermost container grows.
+    Open.push_back(&place(scalar(JsonValue::Kind::Object)));
+    return *this;
+  }
   separate();
-  Out += '{';
+  *Out += '{';
   First.push_back(true);
   return *this;
 }
 JsonWriter &JsonWriter::endObject() {
+  if (!Out) {
+    Open.pop_back();
+    return *this;
+  }
   flushBreak();
-  Out += '}';
+  *Out += '}';
   First.pop_back();
   return *this;
 }
 JsonWriter &JsonWriter::beginArray() {
+  if (!Out) {
+    Open.push_back(&place(scalar(JsonValue::Kind::Array)));
+    return *this;
+  }
   separate();
-  Out += '[';
+  *Out += '[';
   First.push_back(true);
   return *this;
 }
 JsonWriter &JsonWriter::endArray() {
+  if (!Out) {
+    Open.pop_back();
+    return *this;
+  }
   flushBreak();
-  Out += ']';
+  *Out += ']';
   First.pop_back();
   return *this;
 }
 JsonWriter &JsonWriter::key(std::string_view K) {
+  if (!Out) {
+    PendingKey.assign(K);
+    return *this;
+  }
   separate();
-  Out += '"';
-  appendJsonEscaped(Out, K);
-  Out += "\":";
+  *Out += '"';
+  appendJsonEscaped(*Out, K);
+  *Out += "\":";
   AfterKey = true;
   return *this;
 }
 JsonWriter &JsonWriter::value(std::string_view S) {
+  if (!Out) {
+    place(scalar(JsonValue::Kind::String)).String.assign(S);
+    return *this;
+  }
   separate();
-  Out += '"';
-  appendJsonEscaped(Out, S);
-  Out += '"';
+  *Out += '"';
+  appendJsonEscaped(*Out, S);
+  *Out += '"';
   return *this;
 }
 JsonWriter &JsonWriter::value(int64_t V) {
+  if (!Out) {
+    place(scalar(JsonValue::Kind::Int)).Int = V;
+    return *this;
+  }
   separate();
-  appendInteger(Out, V);
+  appendInteger(*Out, V);
   return *this;
 }
 JsonWriter &JsonWriter::value(uint64_t V) {
+  if (!Out) {
+    place(scalar(JsonValue::Kind::UInt)).UInt = V;
+    return *this;
+  }
   separate();
-  appendInteger(Out, V);
+  appendInteger(*Out, V);
   return *this;
 }
 JsonWriter &JsonWriter::value(double V) {
+  if (!Out) {
+    if (!std::isfinite(V))
+      place(scalar(JsonValue::Kind::Null));
+    else
+      place(scalar(JsonValue::Kind::Double)).Double = V;
+    return *this;
+  }
   separate();
   if (!std::isfinite(V))
-    Out += "null";
+    *Out += "null";
   else
-    fmt::format_to(std::back_inserter(Out), "{}", V);
+    fmt::format_to(std::back_inserter(*Out), "{}", V);
   return *this;
 }
 JsonWriter &JsonWriter::micros(int64_t Ns) {
+  if (!Out) {
+    // Exact as the text's "12.345" read back: both are the double nearest
+    // Ns / 1000 (for |Ns| below 2^53).
+    place(scalar(JsonValue::Kind::Double)).Double =
+        static_cast<double>(Ns) / 1000.0;
+    return *this;
+  }
   separate();
-  appendMicros(Out, Ns);
+  appendMicros(*Out, Ns);
   return *this;
 }
 JsonWriter &JsonWriter::value(bool V) {
+  if (!Out) {
+    place(scalar(JsonValue::Kind::Bool)).Bool = V;
+    return *this;
+  }
   separate();
-  Out += V ? "true" : "false";
+  *Out += V ? "true" : "false";
   return *this;
 }
 JsonWriter &JsonWriter::null() {
+  if (!Out) {
+    place(scalar(JsonValue::Kind::Null));
+    return *this;
+  }
   separate();
-  Out += "null";
+  *Out += "null";
   return *this;
 }
 JsonWriter &JsonWriter::raw(std::string_view Json) {
+  assert(Out && "raw JSON text in a JsonWriter that builds values");
+  if (!Out) { // kept as its text, the nearest to what it says
+    place(scalar(JsonValue::Kind::String)).String.assign(Json);
+    return *this;
+  }
   separate();
-  Out += Json;
+  *Out += Json;
   return *this;
 }
 

@@ -41,12 +41,43 @@ std::string jsonEscape(std::string_view S);
 void appendMicros(std::string &Out, int64_t Ns);
 std::string formatMicros(int64_t Ns);
 
+/// A JSON document as values (what JsonWriter builds in place of text for
+/// a caller that reads it, the Python module): the same values the text
+/// holds, with no text written or parsed. A number is kept as written:
+/// an integer as one, a double as the double (the text writes its shortest
+/// exact form), micros() as microseconds in a double; a non-finite double
+/// is null, as in the text.
+struct JsonValue {
+  enum class Kind : uint8_t {
+    Null,
+    Bool,
+    Int,
+    UInt,
+    Double,
+    String,
+    Array,
+    Object
+  };
+  Kind K = Kind::Null;
+  bool Bool = false;
+  int64_t Int = 0;
+  uint64_t UInt = 0;
+  double Double = 0;
+  std::string String;           ///< a String's bytes (escaped only in text)
+  std::vector<JsonValue> Items; ///< an Array's
+  std::vector<std::pair<std::string, JsonValue>> Members; ///< an Object's
+};
+
 /// A small streaming JSON writer: values are written in order, commas and
 /// nesting are tracked. Appends to \p Out as it goes, in one pass, so it
-/// writes large documents (`convert`'s traces) as fast as by hand.
+/// writes large documents (`convert`'s traces) as fast as by hand; or,
+/// constructed on a JsonValue, builds the same document as values.
 class JsonWriter {
 public:
-  explicit JsonWriter(std::string &Out) : Out(Out) {}
+  explicit JsonWriter(std::string &Out) : Out(&Out) {}
+  /// Builds the document in \p Root (which it replaces) instead of text;
+  /// breakLine does nothing, and raw() is not taken (it has no values).
+  explicit JsonWriter(JsonValue &Root) : Root(&Root) {}
   JsonWriter &beginObject();
   JsonWriter &endObject();
   JsonWriter &beginArray();
@@ -75,13 +106,19 @@ public:
   }
 
 private:
-  std::string &Out;
+  std::string *Out = nullptr;    // text, or
+  JsonValue *Root = nullptr;     // values: the document, and its open
+  std::vector<JsonValue *> Open; // containers, innermost last
+  std::string PendingKey;
   std::vector<bool> First; // per open container: no element written yet
   bool AfterKey = false;
   bool PendingBreak = false;
   unsigned PendingIndent = 0;
   void separate();
   void flushBreak();
+  /// Values: \p V placed after the pending key or as the next element (or
+  /// as the document); the place it took.
+  JsonValue &place(JsonValue V);
 };
 
 } // namespace dd

@@ -271,3 +271,52 @@ TEST_CASE("sums of bounded quantities saturate instead of wrapping") {
   CHECK(dd::subSaturating(0, Min) == Max);
   CHECK(dd::subSaturating(-3, 4) == -7);
 }
+
+TEST_CASE("JSON writer: the same document as values, with no text") {
+  // One writing, run into text and into values: every kind, nesting, keys
+  // in order, a non-finite double as null, breakLine ignored.
+  auto Write = [](dd::JsonWriter &W) {
+    W.beginObject().field("name", "conv\xff").field("n", int64_t(-3));
+    W.field("u", uint64_t(1) << 63).field("x", 0.1).field("ok", true);
+    W.key("inf").value(std::numeric_limits<double>::infinity());
+    W.key("none").null().breakLine(2);
+    W.key("list").beginArray().micros(12345).beginObject().endObject();
+    W.beginArray().endArray().endArray().endObject();
+  };
+  std::string Text;
+  dd::JsonWriter T(Text);
+  Write(T);
+  CHECK(Text == "{\"name\":\"conv\\ufffd\",\"n\":-3,\"u\":9223372036854775808,"
+                "\"x\":0.1,\"ok\":true,\"inf\":null,\"none\":null,\n  "
+                "\"list\":[12.345,{},[]]}");
+  using K = dd::JsonValue::Kind;
+  dd::JsonValue V;
+  dd::JsonWriter W(V);
+  Write(W);
+  REQUIRE(V.K == K::Object);
+  REQUIRE(V.Members.size() == 8);
+  CHECK(V.Members[0].first == "name");
+  CHECK(V.Members[0].second.String == "conv\xff"); // bytes: escaped in text
+  CHECK(V.Members[1].second.K == K::Int);
+  CHECK(V.Members[1].second.Int == -3);
+  CHECK(V.Members[2].second.K == K::UInt);
+  CHECK(V.Members[2].second.UInt == uint64_t(1) << 63);
+  CHECK(V.Members[3].second.Double == 0.1);
+  CHECK(V.Members[4].second.Bool);
+  CHECK(V.Members[5].second.K == K::Null);
+  CHECK(V.Members[6].second.K == K::Null);
+  const dd::JsonValue &L = V.Members[7].second;
+  CHECK(V.Members[7].first == "list");
+  REQUIRE(L.Items.size() == 3);
+  // micros(): the double the text's "12.345" reads back as.
+  CHECK(L.Items[0].Double == 12.345);
+  CHECK(L.Items[1].K == K::Object);
+  CHECK(L.Items[1].Members.empty());
+  CHECK(L.Items[2].K == K::Array);
+  CHECK(L.Items[2].Items.empty());
+  // A document after another replaces it.
+  dd::JsonWriter Again(V);
+  Again.value(int64_t(7));
+  CHECK(V.K == K::Int);
+  CHECK(V.Members.empty());
+}
