@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "whatif/Export.h"
 #include "driver/Commands.h"
 #include "driver/Console.h"
 #include "driver/Format.h"
@@ -18,7 +19,6 @@
 #include "driver/Run.h"
 #include "driver/Session.h"
 #include "export/ChakraEt.h"
-#include "job/Job.h"
 #include "support/FileIO.h"
 #include "support/Format.h"
 
@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -36,10 +35,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct RankFile {
-  int64_t Rank = 0;
-  std::string Trace, Path, Iteration, Bytes;
-  exporter::ChakraStats Stats;
+/// A rank's file, and where it goes.
+struct RankFile : whatif::ExportedRank {
+  std::string Path;
 };
 
 std::string kindsText(const exporter::ChakraStats &S) {
@@ -119,13 +117,9 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
       return ExitBadInput;
     }
   }
-  // One trace is set up as `run` sets it up. A job is exported only if it
-  // is one: its ranks are read, matched and joined as `replay` does (world
-  // sizes, collectives that pair, an iteration in common), so ASTRA-sim is
-  // never handed ranks that cannot run together; each rank's graph, as the
-  // job read it (from its trace or its reduced rank), is then replayed
-  // alone and exported at the job's iteration, the one replay reports (each
-  // rank's own default could be another: ranks numbered apart).
+  // One trace is set up as `run` sets it up; a job's ranks are joined to
+  // find the job's iteration, and each is then set up alone at it
+  // (whatif/Export.h).
   std::vector<std::unique_ptr<RunSetup>> Setups;
   std::vector<std::string> Traces, Sources;
   if (!T.Job) {
@@ -141,108 +135,44 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     std::optional<LoadedRanks> L = loadRanksFor(T);
     if (!L)
       return ExitBadInput;
-    std::string JobIteration;
-    {
-      auto J = job::joinRanks(L->Graphs, clockFor(T));
-      if (!J) {
-        reportError("ddscript", llvm::toString(J.takeError()));
-        return ExitBadInput;
-      }
-      auto Chosen = chooseJobIterations(*J, L->Iteration, L->DefaultFrom);
-      if (!Chosen)
-        return ExitBadInput;
-      JobIteration = std::to_string(J->Iterations[Chosen->front()].Number);
-    }
+    auto JobIteration = reported(whatif::jobIteration(*L, clockFor(T)));
+    if (!JobIteration)
+      return ExitBadInput;
     TraceOptions One = T;
-    One.Iteration = JobIteration;
+    One.Iteration = *JobIteration;
     if (PM && !checkRun(*PM, One))
       return ExitBadInput;
     Sources = L->Sources;
-    for (job::RankGraph &RG : L->Graphs) {
+    for (const job::RankGraph &RG : L->Graphs)
       Traces.push_back(RG.Path);
-      // What a model reads of the trace: its device and distributedInfo.
-      Replayed R;
-      const vm::DeviceFacts &Dev = L->Devices[RG.Rank];
-      if (!Dev.Name.empty() || Dev.Memory || Dev.Sms) {
-        trace::DeviceInfo D;
-        D.Id = 0;
-        D.Name = Dev.Name;
-        D.TotalGlobalMem = Dev.Memory;
-        D.NumSms = Dev.Sms;
-        R.In.Trace.Devices.push_back(std::move(D));
-      }
-      if (L->RanksFromTraces) {
-        R.In.Trace.Distributed.Present = true;
-        R.In.Trace.Distributed.Rank = RG.Rank;
-        R.In.Trace.Distributed.WorldSize = L->WorldSize;
-      }
-      R.G = std::move(RG.G);
-      auto Chosen = chooseIterations(R.G, JobIteration);
-      if (!Chosen) {
-        reportError(RG.Path, llvm::toString(Chosen.takeError()));
-        return ExitBadInput;
-      }
-      R.Chosen = std::move(*Chosen);
-      auto Base = sim::simulate(R.G);
-      if (!Base) {
-        reportError(RG.Path, llvm::toString(Base.takeError()));
-        return ExitInternal;
-      }
-      R.Base = std::move(*Base);
-      auto Fit = applyProfiler(R, ProfilerRequest(), RG.Path);
-      if (!Fit)
-        return ExitInternal;
-      Setups.push_back(std::make_unique<RunSetup>(
-          RunSetup{RG.Path, std::move(R.In), std::move(R.G),
-                   std::move(R.Chosen), std::move(R.Base), *Fit}));
-    }
+    whatif::Result<std::vector<std::unique_ptr<RunSetup>>> S =
+        whatif::setupRanks(std::move(*L), *JobIteration);
+    bool Internal = S.Failed && S.Failed->Internal;
+    auto Ranks = reported(std::move(S));
+    if (!Ranks)
+      return Internal ? ExitInternal : ExitBadInput;
+    Setups = std::move(*Ranks);
+  }
+  whatif::ExportModel Model;
+  if (PM) {
+    Model.Program = &PM->Model.Program;
+    Model.Path = PM->Path;
+    Model.Settings = combination(PM->Axes, 0);
+    Model.MaxSteps = E.MaxSteps;
+  }
+  whatif::ChakraExport X = whatif::exportChakra(Setups, Traces, Sources, Model);
+  writeErr(X.Printed);
+  if (X.ModelError) {
+    reportDiagnostic(PM->SM, X.FailedRun.Error);
+    return ExitBadInput;
+  }
+  if (X.Failed) {
+    reportError(X.Failed->File, X.Failed->Message);
+    return ExitBadInput;
   }
   std::vector<RankFile> Files;
-  std::map<int64_t, std::string> Ranks;
-  for (size_t I = 0; I < Traces.size(); ++I) {
-    RunSetup &S = *Setups[I];
-    RankFile F;
-    F.Trace = Traces[I];
-    const trace::DistributedInfo &Dist = S.In.Trace.Distributed;
-    F.Rank =
-        Dist.Present && Dist.Rank >= 0 ? Dist.Rank : static_cast<int64_t>(I);
-    if (F.Rank >= job::MaxRank) {
-      reportError(Traces[I],
-                  fmt::format("distributedInfo says rank {}: ranks above {} "
-                              "are not taken (no job has that many)",
-                              F.Rank, job::MaxRank));
-      return ExitBadInput;
-    }
-    auto [Seen, New] = Ranks.emplace(F.Rank, Traces[I]);
-    if (!New) {
-      reportError(Traces[I],
-                  fmt::format("rank {} again (also {})", F.Rank, Seen->second));
-      return ExitBadInput;
-    }
-    size_t It = S.Chosen.front();
-    const std::vector<int64_t> *Start = &S.Base.Start;
-    std::optional<Prediction> P;
-    if (PM) {
-      P.emplace(predict(S.baseline(), S.G, PM->Model.Program,
-                        combination(PM->Axes, 0), RunMemory(), E.MaxSteps));
-      writeErr(P->R.Output);
-      if (!P->R.Ok) {
-        reportDiagnostic(PM->SM, P->R.Error);
-        return ExitBadInput;
-      }
-      if (!P->SimError.empty()) {
-        reportError(PM->Path, P->SimError);
-        return ExitBadInput;
-      }
-      Start = &P->Pred->Start;
-    }
-    exporter::ChakraOptions O;
-    O.Iteration = It;
-    O.Rank = F.Rank;
-    O.Source = Sources[I];
-    O.Model = PM ? PM->Path : "";
-    F.Bytes = exporter::writeChakra(S.G, *Start, O, F.Stats);
-    F.Iteration = S.G.Iterations[It].Label;
+  for (whatif::ExportedRank &R : X.Ranks) {
+    RankFile F{std::move(R), {}};
     F.Path =
         (fs::path(E.OutDir) / fmt::format("chakra.{}.et", F.Rank)).string();
     Files.push_back(std::move(F));
