@@ -323,10 +323,24 @@ Value Interpreter::blockMethod(const BoundObj &Bo, std::vector<Value> &Args) {
     }
     return blockSet(std::move(Out));
   }
-  default:
-    fail(std::string("'") + bc::memberInfo(Bo.Method).Name +
-         "' is not a method");
+  // A block set's other members are not methods, and only a block set's
+  // methods are bound here; a new method row does not build until it has
+  // its case above (-Wswitch).
+  case MemberId::BlockSet_count:
+  case MemberId::BlockSet_first:
+  case MemberId::BlockSet_last:
+  case MemberId::BlockSet_bytes:
+  case MemberId::BlockSet_blocks:
+  case MemberId::BlockSet_layers:
+  case MemberId::BlockSet_alloc_tasks:
+  case MemberId::BlockSet_free_tasks:
+#define DD_MEMBER(Owner, Name, Result, Flags)                                  \
+  DD_NOT_BLOCKSET_##Owner(Owner##_##Name)
+#include "bytecode/Members.def"
+  case MemberId::NumMembers:
+    break;
   }
+  fail(std::string("'") + bc::memberInfo(Bo.Method).Name + "' is not a method");
 }
 
 filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
@@ -430,7 +444,14 @@ filter::Node filter::blockColumn(Interpreter &I, MemberId Id) {
       return M.Stream[B] == trace::NoValue ? NaN : double(M.Stream[B]);
     });
     return C;
-  default:
-    fail("internal error: block property not usable in a predicate");
+    // Only a block's properties are columns (sema allows no other in a block
+    // predicate); every other row is listed, so a new block property does
+    // not build until it has its column above (-Wswitch).
+#define DD_MEMBER(Owner, Name, Result, Flags)                                  \
+  DD_NOT_BLOCK_##Owner(Owner##_##Name)
+#include "bytecode/Members.def"
+  case MemberId::NumMembers:
+    break;
   }
+  fail("internal error: block property not usable in a predicate");
 }
