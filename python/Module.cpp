@@ -655,6 +655,49 @@ PYBIND11_MODULE(_ddscript, M) {
     });
   });
 
+  // `ddscript convert IN -o OUT`: the trace as Chrome-trace JSON.
+  M.def("convert", [](std::string Input, std::string Output) {
+    return call([&] {
+      ConvertOptions O;
+      O.Input = std::move(Input);
+      O.Output = std::move(Output);
+      O.Format = OutputFormat::Json;
+      return runConvert(O);
+    });
+  });
+
+  // `ddscript record -o OUT -- COMMAND...`: the command run under the
+  // collector (its own output goes where the process's goes). A command
+  // that fails after a trace was written answers ok false with the trace's
+  // values and a warning, as the CLI prints both.
+  M.def("record", [](std::vector<std::string> Command, std::string Output,
+                     int Skip, int Iterations, bool ProfilerApi) {
+    return call([&] {
+      RecordOptions O;
+      O.Command = std::move(Command);
+      O.Output = std::move(Output);
+      O.Skip = Skip;
+      O.Iterations = Iterations;
+      O.ProfilerApi = ProfilerApi;
+      O.Format = OutputFormat::Json;
+      return runRecord(O);
+    });
+  });
+
+  // `ddscript disasm MODEL`: (ok, the listing, messages).
+  M.def("disasm", [](const std::string &Model) {
+    Captured C;
+    int Rc;
+    {
+      py::gil_scoped_release NoGil;
+      Capture Cap;
+      Rc = runDisasm(Model);
+      C = Cap.take();
+    }
+    py::tuple R = reply(Rc == ExitOk, C);
+    return py::make_tuple(R[0], text(C.Out), R[2]);
+  });
+
   M.def("check", [](std::vector<std::string> Models) {
     return call([&] { return runCheck(Models, OutputFormat::Json); });
   });

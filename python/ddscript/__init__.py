@@ -22,8 +22,8 @@ import warnings
 
 from . import _ddscript
 
-__all__ = ["Error", "Result", "Results", "Table", "Trace", "load", "models",
-           "reduce"]
+__all__ = ["Error", "Result", "Results", "Table", "Trace", "check", "convert",
+           "disasm", "load", "models", "record", "reduce"]
 
 
 class Error(Exception):
@@ -438,3 +438,51 @@ def models():
     ok, out, messages = _ddscript.models()
     # A model that does not compile is listed with its error, not raised.
     return _results(out)
+
+
+def convert(trace, output):
+    """`ddscript convert TRACE -o OUTPUT`: the trace (run.cupti or Kineto
+    JSON) written as Chrome-trace JSON for Perfetto, gzip-compressed when
+    output ends in .gz. Returns what was written: trace, output, events,
+    records (with thread names, memory and flows) and bytes."""
+    return _results(_check(_ddscript.convert(os.fspath(trace),
+                                             os.fspath(output))))
+
+
+def disasm(model):
+    """`ddscript disasm MODEL`: the bytecode a model (a .dd file or a
+    shipped model's name) compiles to, as text."""
+    ok, listing, messages = _ddscript.disasm(os.fspath(model))
+    _check((ok, listing, messages))
+    return listing
+
+
+def record(command, *, output="run.cupti", skip=None, iterations=None,
+           profiler_api=False):
+    """`ddscript record -o OUTPUT -- COMMAND...`: runs command (a list of
+    words, or a string split as a shell would not: give a list for
+    arguments with spaces) under ddscript's CUPTI collector and describes
+    the trace it wrote: output, command, exit_status, events, kernels,
+    iterations, first_step and last_step (ProfilerStep#N) and bytes. skip
+    and iterations are --skip and --iterations (ProfilerStep#N ranges),
+    profiler_api --profiler-api. A command that fails after writing a
+    trace gives its result with a warning (exit_status says how it ended);
+    one that writes none raises Error."""
+    if isinstance(command, (str, os.PathLike)):
+        command = os.fspath(command).split()
+    command = [os.fspath(c) for c in command]
+    if not command:
+        raise ValueError("ddscript: record takes a command to run")
+    for name, v in (("skip", skip), ("iterations", iterations)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)
+                              or not 0 <= v <= 2**31 - 1):
+            raise ValueError("ddscript: {} is a whole number from 0 to "
+                             "2147483647".format(name))
+    reply = _ddscript.record(command, os.fspath(output),
+                             -1 if skip is None else skip,
+                             -1 if iterations is None else iterations,
+                             bool(profiler_api))
+    if not reply[0] and reply[1]:  # the command failed; its trace is there
+        _check((True, reply[1], reply[2]))
+        return _results(reply[1])
+    return _results(_check(reply))

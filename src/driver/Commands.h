@@ -88,6 +88,7 @@ struct RecordOptions {
   int Iterations = -1;      ///< ProfilerStep#N ranges to record; -1: not given
   bool ProfilerApi = false; ///< record between cudaProfilerStart/Stop
   std::vector<std::string> Command;
+  OutputFormat Format = OutputFormat::Text; ///< how the trace is described
 };
 int runRecord(const RecordOptions &O);
 
@@ -111,6 +112,7 @@ int runReduce(const ReduceOptions &R, const TraceOptions &T);
 struct ConvertOptions {
   std::string Input;
   std::string Output;
+  OutputFormat Format = OutputFormat::Text; ///< how what was written is said
 };
 int runConvert(const ConvertOptions &O);
 

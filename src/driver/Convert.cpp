@@ -36,6 +36,18 @@ int dd::driver::runConvert(const ConvertOptions &O) {
     reportError(O.Output, llvm::toString(Written.takeError()));
     return ExitBadInput;
   }
+  if (O.Format == OutputFormat::Json) {
+    writeJson([&](JsonWriter &W) {
+      W.beginObject()
+          .field("trace", O.Input)
+          .field("output", O.Output)
+          .field("events", static_cast<uint64_t>(T->numEvents()))
+          .field("records", static_cast<uint64_t>(Records))
+          .field("bytes", static_cast<uint64_t>(*Written))
+          .endObject();
+    });
+    return ExitOk;
+  }
   writeOut(fmt::format("{}: {} events ({} records with thread names, "
                        "memory and flows), {} (open it in "
                        "https://ui.perfetto.dev)\n",

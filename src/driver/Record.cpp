@@ -20,6 +20,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/wait.h>
@@ -54,6 +55,17 @@ std::string findCollector(std::string &Looked) {
   if (!Ec) {
     Candidates.push_back(Exe.parent_path() / DD_CUPTI_COLLECTOR_NAME);
     Candidates.push_back(Exe.parent_path().parent_path() / "lib" / "ddscript" /
+                         DD_CUPTI_COLLECTOR_NAME);
+  }
+  // In the Python module, the image holding this code is the module
+  // (build/python/ddscript/_ddscript*.so): the collector is beside it, or
+  // two folders up in a build tree.
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&findCollector), &Info) &&
+      Info.dli_fname && fs::path(Info.dli_fname) != Exe) {
+    fs::path Dir = fs::absolute(Info.dli_fname, Ec).parent_path();
+    Candidates.push_back(Dir / DD_CUPTI_COLLECTOR_NAME);
+    Candidates.push_back(Dir.parent_path().parent_path() /
                          DD_CUPTI_COLLECTOR_NAME);
   }
   if (*DD_CUPTI_INSTALL_DIR)
@@ -272,14 +284,28 @@ int dd::driver::runRecord(const RecordOptions &O) {
       LastStep = std::max(LastStep, K);
     }
   }
-  std::string Iters =
-      Steps ? fmt::format(", {} iterations (ProfilerStep#{} to #{})", Steps,
-                          FirstStep, LastStep)
-            : std::string();
-  writeOut(
-      fmt::format("{}: {} events, {} kernels{}, {}\n", Out.string(),
-                  formatCount(T->numEvents()), formatCount(Kernels), Iters,
-                  formatBytes(static_cast<int64_t>(fs::file_size(Out, Ec)))));
+  uint64_t Bytes = fs::file_size(Out, Ec);
+  if (O.Format == OutputFormat::Json) {
+    writeJson([&](JsonWriter &W) {
+      W.beginObject().field("output", Out.string()).field("command", Cmd);
+      W.field("exit_status", CommandRc);
+      W.field("events", static_cast<uint64_t>(T->numEvents()));
+      W.field("kernels", Kernels).field("iterations", Steps);
+      if (Steps) // the ProfilerStep#N numbers recorded
+        W.field("first_step", FirstStep).field("last_step", LastStep);
+      else
+        W.key("first_step").null().key("last_step").null();
+      W.field("bytes", Bytes).endObject();
+    });
+  } else {
+    std::string Iters =
+        Steps ? fmt::format(", {} iterations (ProfilerStep#{} to #{})", Steps,
+                            FirstStep, LastStep)
+              : std::string();
+    writeOut(fmt::format("{}: {} events, {} kernels{}, {}\n", Out.string(),
+                         formatCount(T->numEvents()), formatCount(Kernels),
+                         Iters, formatBytes(static_cast<int64_t>(Bytes))));
+  }
   if (CommandFailed) {
     reportWarning(O.Command.front(), "`" + Cmd + "` " + describeStatus(Status));
     return CommandRc;

@@ -412,6 +412,10 @@ int main(int argc, char **argv) {
   RecordCmd->add_flag("--profiler-api", Record.ProfilerApi,
                       "Record only between cudaProfilerStart and "
                       "cudaProfilerStop (torch.cuda.profiler.start/stop)");
+  RecordCmd
+      ->add_option("--format", Record.Format,
+                   "How to describe the trace written: text or json")
+      ->transform(formatName());
   // Without "--", the command starts at the first word that is no option.
   RecordCmd->prefix_command();
   RecordCmd->callback([&] {
@@ -477,6 +481,10 @@ int main(int argc, char **argv) {
       ->required();
   ConvertCmd->add_option("-o,--output", Convert.Output, "The JSON to write")
       ->required();
+  ConvertCmd
+      ->add_option("--format", Convert.Format,
+                   "How to say what was written: text or json")
+      ->transform(formatName());
   ConvertCmd->callback([&] { std::exit(runConvert(Convert)); });
 
   try {

@@ -265,6 +265,64 @@ class Module(unittest.TestCase):
             self.assertEqual(d[0]["line"], 2)
             self.assertEqual(r, cli_json_allow_fail("check", bad))
 
+    def test_convert_disasm_equal_cli(self):
+        # convert writes the command's file and says what the command's
+        # --format json says; disasm gives the command's listing.
+        mine = os.path.join(self.tmp, "py.json")
+        theirs = os.path.join(self.tmp, "cli.json")
+        got = self.dd.convert(self.resnet, mine)
+        want = cli("convert", self.resnet, "-o", theirs)
+        self.assertEqual(json.dumps(got).replace(mine, "OUT"),
+                         json.dumps(want).replace(theirs, "OUT"))
+        with open(mine, "rb") as a, open(theirs, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        listing = subprocess.run([ARGS.ddscript, "disasm", "amp"], check=True,
+                                 capture_output=True, text=True).stdout
+        self.assertEqual(self.dd.disasm("amp"), listing)
+        with self.assertRaises(self.dd.Error) as e:
+            self.dd.disasm(os.path.join(self.tmp, "none.dd"))
+        self.assertIn("no model", str(e.exception))
+
+    def test_record(self):
+        # record runs the command with the collector named, and describes
+        # the trace it wrote as the command's --format json does. The
+        # command stands in for a CUDA program: it writes a recorded trace
+        # where the collector would (no GPU needed).
+        cupti = os.path.join(ARGS.data, "cupti", "h200_resnet18.cupti.gz")
+        out = os.path.join(self.tmp, "rec.cupti")
+        script = 'gzip -dc "{}" > "$DDSCRIPT_CUPTI_OUTPUT"'.format(cupti)
+        env = dict(os.environ, DDSCRIPT_CUPTI_COLLECTOR=ARGS.ddscript)
+        old = os.environ.get("DDSCRIPT_CUPTI_COLLECTOR")
+        os.environ["DDSCRIPT_CUPTI_COLLECTOR"] = ARGS.ddscript
+        try:
+            got = self.dd.record(["sh", "-c", script], output=out)
+            want = json.loads(subprocess.run(
+                [ARGS.ddscript, "record", "-o", out, "--format", "json",
+                 "--", "sh", "-c", script], env=env, check=True,
+                capture_output=True, text=True).stdout)
+            self.assertEqual(got, want)
+            self.assertEqual((got["kernels"], got["iterations"]), (1880, 5))
+            # A command that fails after writing its trace: the result, and
+            # a warning that says how it ended.
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                r = self.dd.record(["sh", "-c", script + "; exit 3"],
+                                   output=out)
+            self.assertEqual(r["exit_status"], 3)
+            self.assertTrue(any("exited with status 3" in str(x.message)
+                                for x in w))
+            # One that writes none is an Error.
+            with self.assertRaises(self.dd.Error) as e:
+                self.dd.record(["true"], output=out)
+            self.assertIn("no trace was written", str(e.exception))
+            with self.assertRaises(ValueError):
+                self.dd.record(["true"], output=out, skip=-1)
+        finally:
+            if old is None:
+                del os.environ["DDSCRIPT_CUPTI_COLLECTOR"]
+            else:
+                os.environ["DDSCRIPT_CUPTI_COLLECTOR"] = old
+
     def test_job_replays(self):
         job_dir = os.path.join(ARGS.data, "param", "dlrm_8rank")
         job = self.dd.load(job_dir)
