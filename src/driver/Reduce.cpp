@@ -15,17 +15,15 @@
 #include "driver/Commands.h"
 #include "driver/Format.h"
 #include "driver/Session.h"
-#include "job/Job.h"
 #include "job/RankFile.h"
 #include "support/FileIO.h"
 #include "support/Parallel.h"
 #include "trace/TraceReader.h"
-#include "whatif/Focus.h"
+#include "whatif/JobLoad.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <sys/stat.h>
 
 using namespace dd;
 using namespace dd::driver;
@@ -33,53 +31,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// One rank reduced: its file's bytes and what is said of it, or what went
-/// wrong.
-struct Reduced {
+/// One rank reduced, and where it goes.
+struct Reduced : whatif::ReducedFile {
   std::string Trace, Output;
-  std::string Bytes, Error;
-  std::vector<std::string> Warnings;
-  int64_t Rank = -1, WorldSize = -1;
-  size_t Tasks = 0, Iterations = 0, TraceIterations = 0;
-  int64_t FirstNumber = 0, LastNumber = 0;
-  uint64_t TraceBytes = 0;
 };
-
-void reduceOne(const TraceOptions &O, const graph::BuildOptions &BO,
-               Reduced &R) {
-  auto Rank = readRank(R.Trace, O.Iteration, BO, O.Calibration);
-  if (!Rank) {
-    R.Error = llvm::toString(Rank.takeError());
-    return;
-  }
-  job::ReducedRank &Out = *Rank;
-  // An iteration the trace does not have is refused here, as replay would,
-  // not when the job is joined.
-  if (O.Iteration != "all")
-    if (auto Chosen = chooseIterations(Out.G, O.Iteration); !Chosen) {
-      R.Error = llvm::toString(Chosen.takeError());
-      return;
-    }
-  auto Bytes = job::encodeRankFile(Out);
-  if (!Bytes) {
-    R.Error = llvm::toString(Bytes.takeError());
-    return;
-  }
-  R.Bytes = std::move(*Bytes);
-  R.Warnings = std::move(Out.Warnings);
-  R.Rank = Out.Rank;
-  R.WorldSize = Out.WorldSize;
-  R.Tasks = Out.G.numTasks();
-  R.Iterations = Out.G.Iterations.size();
-  R.TraceIterations = Out.G.traceIterationCount();
-  if (R.Iterations) {
-    R.FirstNumber = Out.G.Iterations.front().Number;
-    R.LastNumber = Out.G.Iterations.back().Number;
-  }
-  struct stat St;
-  if (::stat(R.Trace.c_str(), &St) == 0)
-    R.TraceBytes = static_cast<uint64_t>(St.st_size);
-}
 
 /// The name a rank's file gets in an -o folder: its trace's, .ddg for the
 /// trace's extension.
@@ -157,20 +112,16 @@ int dd::driver::runReduce(const ReduceOptions &R, const TraceOptions &O) {
   }
   if (!checkOutputPaths(Outputs, Inputs))
     return ExitBadInput;
-  parallelFor(Ranks.size(), trace::defaultLoadThreads(),
-              [&](size_t I) { reduceOne(O, *BO, Ranks[I]); });
-  for (const Reduced &Rk : Ranks) {
-    for (const std::string &W : Rk.Warnings)
-      reportWarning(Rk.Trace, W);
-    if (!Rk.Error.empty()) {
-      reportError(Rk.Trace, Rk.Error);
+  std::vector<whatif::Result<whatif::ReducedFile>> Done(Ranks.size());
+  parallelFor(Ranks.size(), trace::defaultLoadThreads(), [&](size_t I) {
+    Done[I] =
+        whatif::reduceRank(Ranks[I].Trace, O.Iteration, *BO, O.Calibration);
+  });
+  for (size_t I = 0; I < Ranks.size(); ++I) {
+    auto F = reported(std::move(Done[I]));
+    if (!F)
       return ExitBadInput;
-    }
-    if (std::string E = job::rankLimitError(Rk.Rank, Rk.WorldSize);
-        !E.empty()) {
-      reportError(Rk.Trace, E);
-      return ExitBadInput;
-    }
+    static_cast<whatif::ReducedFile &>(Ranks[I]) = std::move(*F);
   }
   // Every rank or none: a group's task that fails leaves no half of it.
   AtomicFiles Files;

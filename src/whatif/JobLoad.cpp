@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <sys/stat.h>
 
 using namespace dd;
 using namespace dd::whatif;
@@ -223,5 +224,48 @@ Result<LoadedRanks> dd::whatif::loadRanks(const RankRequest &Req) {
     L.FromCollector.push_back(Ranks[I].FromCollector);
     L.Sources.push_back(Ranks[I].Source);
   }
+  return Out;
+}
+
+Result<ReducedFile> dd::whatif::reduceRank(const std::string &Trace,
+                                           const std::string &Choice,
+                                           const graph::BuildOptions &BO,
+                                           const std::string &Calibration) {
+  Result<ReducedFile> Out;
+  auto Fail = [&](std::string Message) {
+    Out.Failed = Problem{Trace, std::move(Message)};
+    return std::move(Out);
+  };
+  auto Rank = readRank(Trace, Choice, BO, Calibration);
+  if (!Rank)
+    return Fail(llvm::toString(Rank.takeError()));
+  job::ReducedRank &R = *Rank;
+  for (std::string &W : R.Warnings)
+    Out.Warnings.push_back({Trace, std::move(W)});
+  // An iteration the trace does not have is refused here, as replay would,
+  // not when the job is joined.
+  if (Choice != "all")
+    if (auto Chosen = chooseIterations(R.G, Choice); !Chosen)
+      return Fail(llvm::toString(Chosen.takeError()));
+  if (std::string E = job::rankLimitError(R.Rank, R.WorldSize); !E.empty())
+    return Fail(std::move(E));
+  auto Bytes = job::encodeRankFile(R);
+  if (!Bytes)
+    return Fail(llvm::toString(Bytes.takeError()));
+  ReducedFile F;
+  F.Bytes = std::move(*Bytes);
+  F.Rank = R.Rank;
+  F.WorldSize = R.WorldSize;
+  F.Tasks = R.G.numTasks();
+  F.Iterations = R.G.Iterations.size();
+  F.TraceIterations = R.G.traceIterationCount();
+  if (F.Iterations) {
+    F.FirstNumber = R.G.Iterations.front().Number;
+    F.LastNumber = R.G.Iterations.back().Number;
+  }
+  struct stat St;
+  if (::stat(Trace.c_str(), &St) == 0)
+    F.TraceBytes = static_cast<uint64_t>(St.st_size);
+  Out.Value = std::move(F);
   return Out;
 }

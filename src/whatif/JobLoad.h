@@ -31,6 +31,25 @@ llvm::Expected<job::ReducedRank> readRank(const std::string &Path,
                                           const graph::BuildOptions &BO,
                                           const std::string &Calibration);
 
+/// One rank as `ddscript reduce` writes it: its .ddg's bytes and what is
+/// said of it.
+struct ReducedFile {
+  std::string Bytes;
+  int64_t Rank = -1, WorldSize = -1; ///< as the trace says them; -1: not
+  size_t Tasks = 0, Iterations = 0, TraceIterations = 0;
+  int64_t FirstNumber = 0, LastNumber = 0; ///< of the iterations kept
+  uint64_t TraceBytes = 0;                 ///< the trace file's size
+};
+
+/// Reads the rank at \p Trace as a job reads it (readRank), refuses an
+/// iteration \p Choice the trace does not have (unless "all") and a rank
+/// no job can have, and encodes it (job/RankFile.h); the trace's warnings
+/// on the way.
+Result<ReducedFile> reduceRank(const std::string &Trace,
+                               const std::string &Choice,
+                               const graph::BuildOptions &BO,
+                               const std::string &Calibration);
+
 /// What a job is read as.
 struct RankRequest {
   std::vector<std::string> Paths; ///< traces and reduced ranks, one per rank
