@@ -3,6 +3,8 @@
 #define DD_DRIVER_MODELS_H
 
 #include "compiler/Compiler.h"
+#include "support/SourceManager.h"
+#include "whatif/Models.h"
 
 #include <optional>
 #include <string>
@@ -10,16 +12,8 @@
 
 namespace dd::driver {
 
-/// Directories of the standard library, in search order: DDSCRIPT_PATH's
-/// entries, the installed stdlib, and (for builds run from the source
-/// tree) the source tree's stdlib/.
-std::vector<std::string> stdlibDirs();
-
-/// Finds a model: \p Name as a path if it exists, else NAME or NAME.dd in
-/// the stdlib directories. Returns the path, or a message saying where it
-/// looked.
-std::optional<std::string> findModel(const std::string &Name,
-                                     std::string &Error);
+using whatif::findModel;
+using whatif::stdlibDirs;
 
 /// Finds and compiles \p Name, printing diagnostics; nullopt on errors.
 std::optional<compiler::CompiledModel> loadModel(const std::string &Name,
