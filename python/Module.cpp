@@ -33,6 +33,7 @@
 #include "sim/CriticalPath.h"
 #include "whatif/JobPredict.h"
 #include "whatif/Replay.h"
+#include "whatif/Setup.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -302,9 +303,21 @@ public:
       }
       return ExitOk;
     }
-    RunSetupResult R = setupRun(O, Target);
-    Setup = std::move(R.Setup);
-    return R.Rc;
+    auto Opts = buildOptionsFor(O);
+    if (!Opts)
+      return ExitBadInput;
+    whatif::Result<std::unique_ptr<RunSetup>> S = whatif::setupRun(
+        {O.TracePath, *Opts, O.Iteration, false, wantsOutputs(O)}, Target);
+    // The profiler fit's warnings (the last ones) are about predictions:
+    // told at each run, not by a load that may only replay or inspect.
+    if (S.Value)
+      S.Warnings.resize(S.Warnings.size() - (*S.Value)->Fit.Warnings.size());
+    bool Internal = S.Failed && S.Failed->Internal;
+    auto Done = reported(std::move(S));
+    if (!Done)
+      return Internal ? ExitInternal : ExitBadInput;
+    Setup = std::move(*Done);
+    return ExitOk;
   }
 
   bool isJob() const { return O.Job; }
@@ -353,6 +366,8 @@ public:
       return ExitBadInput;
     if (!checkRun(*P, T))
       return ExitBadInput;
+    for (const std::string &W : Setup->Fit.Warnings)
+      reportWarning(O.TracePath, W);
     return runPrepared(M, T, *P, *Setup, /*KeepGraph=*/true);
   }
 

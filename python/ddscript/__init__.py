@@ -15,6 +15,7 @@ the same libraries as the command's; see docs/python.md.
 """
 
 import html
+import math
 import numbers
 import os
 import tempfile
@@ -94,6 +95,13 @@ class _Table:
                 with open(path, encoding="utf-8") as f:
                     self._html = f.read()
         return self._html
+
+    def __reduce__(self):
+        # Pickled as its data and rows, without the calls that would run
+        # the command again (the report, a run's tables: they hold the
+        # Trace), so results cross processes (multiprocessing, dask).
+        data = dict(self) if isinstance(self, dict) else list(self)
+        return (self.__class__, (data,), {"_rows": self._rows})
 
     def _repr_html_(self):
         page = self.report_html()
@@ -183,6 +191,9 @@ def _setting(name, value):
         if isinstance(v, numbers.Integral):  # numpy's too
             return str(int(v))
         if isinstance(v, numbers.Real):
+            if not math.isfinite(float(v)):
+                raise ValueError("ddscript: parameter {} is {}: give a "
+                                 "finite number".format(name, float(v)))
             return repr(float(v))
         if isinstance(v, str):
             return v.replace(",", "\\,")
@@ -200,6 +211,39 @@ def _setting(name, value):
 
 def _path(p):
     return os.fspath(p) if p is not None else ""
+
+
+def _paths(trace, what):
+    """One path (str, bytes or os.PathLike) or a list of them, as strs."""
+    if isinstance(trace, (str, bytes, os.PathLike)):
+        trace = [trace]
+    elif not isinstance(trace, (list, tuple)):
+        raise TypeError("ddscript: {} takes a path or a list of paths, not "
+                        "{}".format(what, type(trace).__name__))
+    out = []
+    for p in trace:
+        if not isinstance(p, (str, bytes, os.PathLike)):
+            raise TypeError("ddscript: {} takes paths, not {}".format(
+                what, type(p).__name__))
+        out.append(os.fsdecode(p))
+    return out
+
+
+def _text(name, value):
+    """An optional keyword that takes text: None, or a str."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError("ddscript: {} takes a str, not {}".format(
+            name, type(value).__name__))
+    return value
+
+
+def _check_max_steps(max_steps):
+    if (not isinstance(max_steps, int) or isinstance(max_steps, bool)
+            or not 1 <= max_steps <= 2**64 - 1):
+        raise ValueError("ddscript: max_steps is a whole number from 1 to "
+                         "2**64 - 1")
 
 
 class Trace:
@@ -243,8 +287,7 @@ class Trace:
         of values sweeps a parameter: the result is then the sweep's (one
         point per combination, each its own run on the unchanged trace)."""
         model = os.fspath(model)
-        if not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError("ddscript: max_steps is a whole number above 0")
+        _check_max_steps(max_steps)
         settings = [_setting(k, v) for k, v in params.items()]
 
         def call(timeline_path, report_path):
@@ -324,17 +367,21 @@ class Trace:
         settings = [_setting(k, v) for k, v in params.items()]
         if settings and model is None:
             raise ValueError("ddscript: parameters take a model")
-        return _results(_check(self._t.compare(
-            os.fspath(after), "" if model is None else os.fspath(model),
-            settings, _path(report))))
+        after = os.fspath(after)
+        model = "" if model is None else os.fspath(model)
+
+        def call(report_path):
+            return _check(self._t.compare(after, model, settings,
+                                          report_path))
+
+        return _results(call(_path(report)), report=call)
 
     def export(self, output, *, model=None, max_steps=50_000_000, **params):
         """`ddscript export --format chakra -o OUTPUT`: the reported
         iteration of each rank, as the model (if any) leaves it, as Chakra
         execution traces for ASTRA-sim, written into the folder output.
         Returns what was written."""
-        if not isinstance(max_steps, int) or max_steps < 1:
-            raise ValueError("ddscript: max_steps is a whole number above 0")
+        _check_max_steps(max_steps)
         settings = [_setting(k, v) for k, v in params.items()]
         if settings and model is None:
             raise ValueError("ddscript: parameters take a model")
@@ -388,9 +435,15 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
     without the profiler) are the command's --iteration, --window,
     --calibration, --clock and --unprofiled; profiled=True is --profiled
     (the profiler's cost kept: predictions for the profiled run)."""
-    paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
+    paths = _paths(trace, "load")
     if not paths:
         raise ValueError("ddscript: load takes a trace, or a job's traces")
+    if iteration is not None and (isinstance(iteration, bool) or
+                                  not isinstance(iteration, (int, str))):
+        raise TypeError("ddscript: iteration is a number or 'all', not "
+                        "{}".format(type(iteration).__name__))
+    window = _text("window", window)
+    unprofiled = _text("unprofiled", unprofiled)
     if calibration not in ("exact", "typical"):
         raise ValueError("ddscript: calibration is 'exact' or 'typical'")
     if clock not in ("collectives", "trace"):
@@ -400,9 +453,9 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
                          "and unprofiled takes it out: give one of them")
     if profiled:
         unprofiled = "profiled"
-    reply = _ddscript.load([os.fspath(p) for p in paths],
+    reply = _ddscript.load(paths,
                            "" if iteration is None else str(iteration),
-                           window or "", calibration, clock, unprofiled or "")
+                           window, calibration, clock, unprofiled)
     _check(reply)
     return Trace(reply[3])
 
@@ -419,13 +472,13 @@ def reduce(trace, output, *, iteration=None, calibration="exact"):
     Returns what was written: output, trace, rank, world_size, tasks,
     iterations, trace_iterations, bytes and trace_bytes (a Results, one per
     rank, for several)."""
-    paths = [trace] if isinstance(trace, (str, os.PathLike)) else list(trace)
+    paths = _paths(trace, "reduce")
     if not paths:
         raise ValueError("ddscript: reduce takes a trace, or a group of "
                          "ranks' traces")
     if calibration not in ("exact", "typical"):
         raise ValueError("ddscript: calibration is 'exact' or 'typical'")
-    out = _check(_ddscript.reduce([os.fspath(p) for p in paths],
+    out = _check(_ddscript.reduce(paths,
                                   os.fspath(output),
                                   "" if iteration is None else str(iteration),
                                   calibration))
@@ -468,16 +521,16 @@ def record(command, *, output="run.cupti", skip=None, iterations=None,
     profiler_api --profiler-api. A command that fails after writing a
     trace gives its result with a warning (exit_status says how it ended);
     one that writes none raises Error."""
-    if isinstance(command, (str, os.PathLike)):
-        command = os.fspath(command).split()
-    command = [os.fspath(c) for c in command]
+    if isinstance(command, (str, bytes, os.PathLike)):
+        command = os.fsdecode(command).split()
+    command = _paths(command, "record")
     if not command:
         raise ValueError("ddscript: record takes a command to run")
-    for name, v in (("skip", skip), ("iterations", iterations)):
+    for name, v, low in (("skip", skip, 0), ("iterations", iterations, 1)):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool)
-                              or not 0 <= v <= 2**31 - 1):
-            raise ValueError("ddscript: {} is a whole number from 0 to "
-                             "2147483647".format(name))
+                              or not low <= v <= 2**31 - 1):
+            raise ValueError("ddscript: {} is a whole number from {} to "
+                             "2147483647".format(name, low))
     reply = _ddscript.record(command, os.fspath(output),
                              -1 if skip is None else skip,
                              -1 if iterations is None else iterations,

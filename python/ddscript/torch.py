@@ -25,18 +25,23 @@ def _ms(ns):
 
 
 def summary(result):
-    """One line of a run's result: the iteration, measured, replayed and
-    predicted time, the speedup (the numbers of its JSON)."""
+    """One line of a run's result: the iteration, measured, replayed (as
+    `ddscript replay` replays it), without the profiler's cost where that
+    was taken out (what the speedup is against), predicted, the speedup
+    (the numbers of its JSON, as `run` prints them)."""
     job = "job_measured_ns" in result  # a job's: one result per iteration
     key = "job_{}_ns" if job else "{}_ns"
     measured = result[key.format("measured")]
-    replayed = result[key.format("replayed" if job else "baseline")]
+    baseline = result[key.format("baseline")]
+    profiled = result.get(key.format("profiled_replay"))
+    replayed = "replayed {}".format(_ms(baseline)) if profiled is None else \
+        "replayed {}, unprofiled {}".format(_ms(profiled), _ms(baseline))
     predicted = result[key.format("predicted")]
     speedup = result.get("speedup")
-    return ("ddscript: {} on {} ({}): measured {}, replayed {}, predicted {}, "
+    return ("ddscript: {} on {} ({}): measured {}, {}, predicted {}, "
             "speedup {}".format(
                 result["model"], result.get("trace", "the job"),
-                result["label"], _ms(measured), _ms(replayed), _ms(predicted),
+                result["label"], _ms(measured), replayed, _ms(predicted),
                 "-" if speedup is None else "{:.3f}x".format(speedup)))
 
 

@@ -236,7 +236,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
         W.field("iteration", Measured[K].Number);
         W.field("label", Measured[K].Label);
         W.field("job_measured_ns", Measured[K].Job);
-        W.field("job_replayed_ns", Replayed[K].Job);
+        W.field("job_baseline_ns", Replayed[K].Job);
         W.field("job_predicted_ns", Predicted[K].JobSteady);
         W.key("speedup");
         if (Predicted[K].JobSteady > 0)
@@ -244,7 +244,7 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                   double(Predicted[K].JobSteady));
         else
           W.null();
-        W.field("job_replayed_steady_ns", Replayed[K].JobSteady);
+        W.field("job_baseline_steady_ns", Replayed[K].JobSteady);
         W.field("job_predicted_span_ns", Predicted[K].Job);
         // The replay's error is the replay with the profiler's cost against
         // the measured times; the speedup is against the replay without it.
@@ -285,9 +285,9 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
           W.beginObject()
               .field("rank", J->Ranks[I].Rank)
               .field("measured_ns", Measured[K].Ranks[I])
-              .field("replayed_ns", Replayed[K].Ranks[I])
+              .field("baseline_ns", Replayed[K].Ranks[I])
               .field("predicted_ns", SP.Time)
-              .field("replayed_steady_ns", SR.Time)
+              .field("baseline_steady_ns", SR.Time)
               .field("predicted_span_ns", Predicted[K].Ranks[I]);
           writeBacklog(W, "baseline_backlog", SR.Piling);
           writeBacklog(W, "backlog", SP.Piling);
@@ -330,8 +330,9 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
     } else {
       if (K == 0)
         S += fmt::format(
-            "profiler   {} per recorded CPU event x {} events on {} of {} "
-            "ranks: {} of CPU work taken out (--profiled keeps it)\n",
+            "profiler   {} per recorded CPU event, {} events on {} of {} "
+            "ranks: {} of CPU work taken out (from the gap before each, then "
+            "at most half its call; --profiled keeps it)\n",
             formatDuration(Profiler.PerEventNs), formatCount(Cost.Events),
             CostRanks, J->Ranks.size(), formatDuration(Cost.Removed));
       S += fmt::format("unprofiled {}   the job's replay without the "

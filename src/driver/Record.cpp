@@ -187,6 +187,18 @@ int dd::driver::runRecord(const RecordOptions &O) {
   if (!checkOutputPaths({{"-o", O.Output}}, Named))
     return ExitBadInput;
 
+  // The folder is checked before the command runs: a training run is not
+  // spent on a trace that has nowhere to go.
+  {
+    std::error_code Ec;
+    fs::path Dir = fs::path(O.Output).parent_path();
+    if (!Dir.empty() && !fs::is_directory(Dir, Ec)) {
+      reportError(O.Output, "no folder " + Dir.string() +
+                                " to write the trace into: make it first");
+      return ExitBadInput;
+    }
+  }
+
   std::string Looked;
   std::string Collector = findCollector(Looked);
   if (Collector.empty()) {

@@ -48,8 +48,9 @@ std::string dd::driver::modelLines(const std::string &ModelPath,
 
 std::string dd::driver::profilerLine(int64_t PerEventNs, uint64_t Events,
                                      int64_t Removed) {
-  return fmt::format("profiler   {} per recorded CPU event x {} events: {} "
-                     "of CPU work taken out (--profiled keeps it)\n",
+  return fmt::format("profiler   {} per recorded CPU event, {} events: {} "
+                     "of CPU work taken out (from the gap before each, then "
+                     "at most half its call; --profiled keeps it)\n",
                      formatDuration(PerEventNs), formatCount(Events),
                      formatDuration(Removed));
 }

@@ -408,7 +408,7 @@ int main(int argc, char **argv) {
       ->add_option("--iterations", Record.Iterations,
                    "Record K iterations, then stop (default: until "
                    "the command exits)")
-      ->check(wholeNumber(0, INT32_MAX));
+      ->check(wholeNumber(1, INT32_MAX));
   RecordCmd->add_flag("--profiler-api", Record.ProfilerApi,
                       "Record only between cudaProfilerStart and "
                       "cudaProfilerStop (torch.cuda.profiler.start/stop)");

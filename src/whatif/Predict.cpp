@@ -298,40 +298,47 @@ dd::whatif::fitUnprofiled(graph::Graph &G, const std::vector<size_t> &Chosen,
 /// shapes (record_shapes), memory records (profile_memory), Python
 /// function events (with_stack). Memory records taken out of the file after
 /// it was recorded (Trace::DroppedMemoryRecords) still say profile_memory.
-static std::string recordingOptions(const trace::Trace &T) {
-  bool Shapes = false, Python = false;
-  for (trace::EventId E = 0; E < T.numEvents() && !(Shapes && Python); ++E) {
-    Python |= T.Kind[E] == trace::EventKind::PythonFunction;
-    Shapes |= T.Kind[E] == trace::EventKind::CpuOp &&
-              T.arg(E, trace::ArgKey::InputDims) != nullptr;
+struct RecordingOptions {
+  bool Shapes = false, Memory = false, Stack = false;
+};
+static RecordingOptions recordingOptions(const trace::Trace &T) {
+  RecordingOptions O;
+  for (trace::EventId E = 0; E < T.numEvents() && !(O.Shapes && O.Stack); ++E) {
+    O.Stack |= T.Kind[E] == trace::EventKind::PythonFunction;
+    O.Shapes |= T.Kind[E] == trace::EventKind::CpuOp &&
+                T.arg(E, trace::ArgKey::InputDims) != nullptr;
   }
-  std::string Out;
-  for (auto [On, Name] :
-       {std::pair{Shapes, "record_shapes"},
-        std::pair{!T.Memory.empty() || T.DroppedMemoryRecords > 0,
-                  "profile_memory"},
-        std::pair{Python, "with_stack"}})
-    if (On)
-      Out += std::string(Out.empty() ? "" : ", ") + Name;
-  return Out;
+  O.Memory = !T.Memory.empty() || T.DroppedMemoryRecords > 0;
+  return O;
 }
 
 /// The per-event model's default cost applied to a trace recorded with
-/// other options than the ones it was fitted on: the warning, or "".
+/// other options than the ones it was fitted on: the warning, or "". It
+/// names the options the trace lacks and the ones it adds.
 static std::string recordingOptionsWarning(const trace::Trace &T,
                                            const ProfilerFit &F) {
   if (!F.PerEvent || F.PerEventNs != DefaultPerEventNs)
     return "";
-  std::string Opts = recordingOptions(T);
-  if (Opts == "record_shapes, profile_memory")
+  RecordingOptions O = recordingOptions(T);
+  std::string Without, With;
+  for (auto [On, Name] : {std::pair{O.Shapes, "record_shapes"},
+                          std::pair{O.Memory, "profile_memory"}})
+    if (!On)
+      Without += std::string(Without.empty() ? "" : " and ") + Name;
+  if (O.Stack)
+    With = "with_stack";
+  if (Without.empty() && With.empty())
     return "";
+  std::string Differs = !Without.empty() && !With.empty()
+                            ? "without " + Without + ", and with " + With
+                        : !Without.empty() ? "without " + Without
+                                           : "with " + With + " as well";
   return fmt::format("the profiler's cost per event ({}) was fitted on "
                      "traces recorded with record_shapes and "
-                     "profile_memory; this one shows {}: its cost per "
+                     "profile_memory; this one was recorded {}: its cost per "
                      "event may differ (give per-event=COST, or "
                      "--unprofiled TIME measured without the profiler)",
-                     formatDuration(F.PerEventNs),
-                     Opts.empty() ? "neither" : Opts);
+                     formatDuration(F.PerEventNs), Differs);
 }
 
 /// `--unprofiled per-event`: the cost taken out of \p G, counted over the

@@ -70,7 +70,7 @@ def exact(it, what):
 def slowed(ddscript, paths, model):
     out = run([ddscript, "run", model, "--trace", *paths, "--format", "json"])
     it = json.loads(out.stdout.splitlines()[0])
-    return {r["rank"]: (r["replayed_ns"], r["predicted_ns"])
+    return {r["rank"]: (r["baseline_ns"], r["predicted_ns"])
             for r in it["ranks"]}
 
 

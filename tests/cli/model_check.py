@@ -41,11 +41,11 @@ def identity_problems(r):
         return [f"predicts {r['predicted_ns']} ns against the replay's "
                 f"{r['baseline_ns']} ns"]
     out = []
-    if r["job_predicted_ns"] != r["job_replayed_steady_ns"]:
+    if r["job_predicted_ns"] != r["job_baseline_steady_ns"]:
         out.append(f"the job predicts {r['job_predicted_ns']} ns against its "
-                   f"replay's {r['job_replayed_steady_ns']} ns")
+                   f"replay's {r['job_baseline_steady_ns']} ns")
     for k in r["ranks"]:
-        if k["predicted_ns"] != k["replayed_steady_ns"]:
+        if k["predicted_ns"] != k["baseline_steady_ns"]:
             out.append(f"rank {k['rank']} predicts {k['predicted_ns']} ns "
-                       f"against its replay's {k['replayed_steady_ns']} ns")
+                       f"against its replay's {k['baseline_steady_ns']} ns")
     return out

@@ -213,7 +213,11 @@ class Module(unittest.TestCase):
         after = os.path.join(
             kineto, "resnet50_2021-01_profiler_api_workers4.pt.trace.json.gz")
         t = self.dd.load(before)
-        self.assertEqual(t.compare(after), cli("compare", before, after))
+        plain = t.compare(after)
+        self.assertEqual(plain, cli("compare", before, after))
+        # compare writes a report, as the command's --report does.
+        self.assertIn("<!DOCTYPE html>", plain.report_html()[:100])
+        self.assertIsNone(self.trace.memory(top=1).report_html())
         self.assertEqual(
             t.compare(after, model="amp", tensor_core_speedup=2),
             cli("compare", before, after, "--model", "amp", "--set",
@@ -338,15 +342,63 @@ class Module(unittest.TestCase):
         # The fit is bound by GPU work: the command warns, Python too.
         trace = os.path.join(ARGS.data, "groundtruth",
                              "resnet50_baseline.pt.trace.json.gz")
+        # The fit's warning is about predictions: told by each run, not by
+        # load, which may only replay (and warns of nothing here).
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             t = self.dd.load(trace, unprofiled="35.522ms")
+            t.replay()
+        self.assertEqual(caught, [])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = t.run("fused_adam")
         self.assertEqual(len(caught), 1)
         self.assertIn(trace + ": warning: --unprofiled 35.522 ms: with no CPU "
                       "time at all", str(caught[0].message))
-        self.assertEqual(t.run("fused_adam"),
-                         cli("run", "fused_adam", "--trace", trace,
-                             "--unprofiled", "35.522ms"))
+        self.assertEqual(r, cli("run", "fused_adam", "--trace", trace,
+                                "--unprofiled", "35.522ms"))
+
+    def test_results_pickle(self):
+        # Results cross processes as their data (and a sweep's rows); the
+        # report and a run's tables, which rerun on the Trace, stay behind.
+        import pickle
+        for r in (self.trace.replay(), self.trace.run("amp"),
+                  self.trace.run("amp", memory_speedup=[2, 3])):
+            back = pickle.loads(pickle.dumps(r))
+            self.assertIs(type(back), type(r))
+            self.assertEqual(back, r)
+            self.assertEqual(back._rows, r._rows)
+            self.assertIsNone(back.report_html())
+        sweep = pickle.loads(pickle.dumps(
+            self.trace.run("amp", memory_speedup=[2, 3])))
+        self.assertEqual(len(sweep._rows), 2)
+
+    def test_argument_types(self):
+        # Arguments of the wrong type or value are told in Python's words,
+        # before anything runs.
+        for call, error, words in (
+                (lambda: self.dd.load(42), TypeError, "not int"),
+                (lambda: self.dd.load([self.resnet, 7]), TypeError,
+                 "paths, not int"),
+                (lambda: self.dd.load(self.resnet, unprofiled=100), TypeError,
+                 "unprofiled takes a str"),
+                (lambda: self.dd.load(self.resnet, iteration=1.5), TypeError,
+                 "iteration"),
+                (lambda: self.trace.run("amp", max_steps=10**30), ValueError,
+                 "max_steps"),
+                (lambda: self.trace.run("amp", memory_speedup=float("nan")),
+                 ValueError, "memory_speedup is nan"),
+                (lambda: self.trace.run("amp", memory_speedup=float("inf")),
+                 ValueError, "finite"),
+                (lambda: self.dd.record(42), TypeError, "not int"),
+                (lambda: self.dd.record(["true"], iterations=0), ValueError,
+                 "iterations")):
+            with self.assertRaises(error) as e:
+                call()
+            self.assertIn(words, str(e.exception))
+        # Paths as bytes are paths.
+        self.assertEqual(self.dd.load(os.fsencode(self.resnet)).paths,
+                         [self.resnet])
 
     def test_per_event_equals_cli(self):
         trace = os.path.join(ARGS.data, "groundtruth",

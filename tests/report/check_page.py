@@ -173,11 +173,12 @@ def check_compare(html, rep):
         fail(f"the page's data has {got[:3]}..., the command {want[:3]}...")
 
 
-def check_job_ranks(html, rep, pick, keys):
-    """A job's page: the job's measured and replayed cells, and a row per
+def check_job_ranks(html, rep, pick, keys, replayed="job_replayed_ns"):
+    """A job's page: the job's measured and replayed cells (the replayed
+    one the command's \p replayed: a run's is its baseline), and a row per
     rank whose picked duration cells are the command's \p keys."""
     expect_cell(html, "measured", rep["job_measured_ns"])
-    expect_cell(html, "replayed", rep["job_replayed_ns"])
+    expect_cell(html, "replayed", rep[replayed])
     rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
     if len(rows) != len(rep["ranks"]):
         fail(f"the page has {len(rows)} rank rows, the command "
@@ -238,7 +239,8 @@ def static_checks(html, command, out):
         expect_cell(html, "predicted", rep["job_predicted_ns"])
         # Cells: measured, replayed, error, late, predicted, speedup.
         check_job_ranks(html, rep, lambda ns: ns[:2] + ns[3:4],
-                        ("measured_ns", "replayed_ns", "predicted_ns"))
+                        ("measured_ns", "baseline_ns", "predicted_ns"),
+                        replayed="job_baseline_ns")
         if "data-straggler" in html:
             fail("a job's run ranks no stragglers, yet the page has some")
         return None
