@@ -110,7 +110,8 @@ int writeJobOutputs(const TraceOptions &T, const std::string &Path,
     return ExitOk;
   const vm::ChangeStats &Stats = P.Stats;
   const std::vector<JobTimes> &Measured = P.Measured, &Replayed = P.Replayed,
-                              &Predicted = P.Predicted;
+                              &Predicted = P.Predicted,
+                              &ProfiledReplayed = P.ProfiledReplayed;
   const job::Job &Base = *P.BaseJob, &J = *P.Job;
   const sim::SimResult &BaseRun = *P.BaseRun, &R = *P.Run;
   const std::vector<int64_t> &BaseLate = P.BaseLate;
@@ -152,11 +153,15 @@ int writeJobOutputs(const TraceOptions &T, const std::string &Path,
   Sum.Predicted = Predicted.front().JobSteady;
   Sum.ReplayedSteady = Replayed.front().JobSteady;
   Sum.HasStragglers = false;
+  bool Profiled = !ProfiledReplayed.empty();
+  if (Profiled)
+    Sum.ProfiledReplay = ProfiledReplayed.front().Job;
   for (size_t I = 0; I < J.Ranks.size(); ++I)
-    Sum.Ranks.push_back({J.Ranks[I].Rank, Measured.front().Ranks[I],
-                         Replayed.front().Ranks[I], BaseLate[I],
-                         Predicted.front().RankSteady[I].Time,
-                         Replayed.front().RankSteady[I].Time});
+    Sum.Ranks.push_back(
+        {J.Ranks[I].Rank, Measured.front().Ranks[I], Replayed.front().Ranks[I],
+         BaseLate[I], Predicted.front().RankSteady[I].Time,
+         Replayed.front().RankSteady[I].Time,
+         Profiled ? ProfiledReplayed.front().Ranks[I] : int64_t(-1)});
   D.Job = std::move(Sum);
   trace::Trace NoDevices;
   return writeOutputs(T, NoDevices, Reported, D);
@@ -284,8 +289,10 @@ int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,
                        &SP = Predicted[K].RankSteady[I];
           W.beginObject()
               .field("rank", J->Ranks[I].Rank)
-              .field("measured_ns", Measured[K].Ranks[I])
-              .field("baseline_ns", Replayed[K].Ranks[I])
+              .field("measured_ns", Measured[K].Ranks[I]);
+          if (!ProfiledReplayed.empty()) // the replay with the profiler's cost
+            W.field("profiled_replay_ns", ProfiledReplayed[K].Ranks[I]);
+          W.field("baseline_ns", Replayed[K].Ranks[I])
               .field("predicted_ns", SP.Time)
               .field("baseline_steady_ns", SR.Time)
               .field("predicted_span_ns", Predicted[K].Ranks[I]);

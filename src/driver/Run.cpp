@@ -160,8 +160,10 @@ void printJson(const std::string &ModelPath, const std::string &Trace,
         W.beginObject()
             .field("iteration", G.Iterations[X.Index].Number)
             .field("label", G.Iterations[X.Index].Label)
-            .field("measured_ns", X.Measured)
-            .field("baseline_ns", X.Baseline)
+            .field("measured_ns", X.Measured);
+        if (X.PerEventNs) // the replay with the profiler's cost
+          W.field("profiled_replay_ns", X.ProfiledReplay);
+        W.field("baseline_ns", X.Baseline)
             .field("predicted_ns", X.Predicted)
             .field("baseline_steady_ns", X.BaselineSteady)
             .field("predicted_span_ns", X.PredictedSpan);
@@ -229,6 +231,8 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   measuredTimes(G, MStart, MEnd);
   D.Measured = measuredSchedule(G, MStart, MEnd);
   D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
+  if (H.Base.PerEventNs)
+    D.ProfiledReplays = {H.Base.ProfiledReplay};
   D.Replayed = simulatedSchedule("replayed", G, *B.Base, B.Chosen);
   std::optional<memory::MemoryModel> Mem = memoryForOutputs(Tr, G);
   D.Memory = Mem ? &*Mem : nullptr;
@@ -382,6 +386,9 @@ int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
   measuredTimes(*G, MStart, MEnd);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
   D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
+  for (const Outcome &O : P.Out)
+    if (O.PerEventNs)
+      D.ProfiledReplays.push_back(O.ProfiledReplay);
   D.Predicted = simulatedSchedule("predicted", *G, *P.Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
   D.PredictedMemory = P.Mem.model();

@@ -171,6 +171,9 @@ void dd::driver::writeSweepJson(JsonWriter &W, const SweepHeader &H,
   W.field("iteration", It.Number);
   W.field("label", It.Label);
   W.field("measured_ns", H.Base.Measured);
+  if (H.Base.PerEventNs)
+    profilerJson(W, H.Base.ProfiledReplay, H.Base.PerEventNs,
+                 H.Base.ProfilerEvents, H.Base.ProfilerRemoved);
   W.field("baseline_ns", H.Base.Baseline);
   W.field("replay_error", H.Base.replayError());
   W.key("params").beginObject();

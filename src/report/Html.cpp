@@ -50,6 +50,14 @@ std::string replayedRow(int64_t M, int64_t R) {
                      changeText(M, R));
 }
 
+/// The summary's unprofiled row: \p R, the replay without the profiler's
+/// cost, which the speedup is against.
+std::string unprofiledRow(int64_t R) {
+  return "<tr><th>unprofiled</th>" + durationCell("unprofiled", R) +
+         "<td>the replay without the profiler's cost: what the speedup is "
+         "against</td></tr>\n";
+}
+
 std::string percentOf(int64_t Part, int64_t Whole) {
   return Whole ? formatPercent(double(Part) / double(Whole)) : "-";
 }
@@ -144,7 +152,14 @@ void HtmlWriter::summary() {
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", M) +
          "<td></td></tr>\n";
-  Out += replayedRow(M, R);
+  if (D.ProfiledReplays.empty()) {
+    Out += replayedRow(M, R);
+  } else {
+    int64_t Profiled = 0;
+    for (int64_t P : D.ProfiledReplays)
+      Profiled += P;
+    Out += replayedRow(M, Profiled) + unprofiledRow(R);
+  }
   if (D.Predicted) {
     int64_t P = reportedTime(D, *D.Predicted);
     Out += "<tr><th>predicted</th>" + durationCell("predicted", P) +
@@ -181,7 +196,12 @@ void HtmlWriter::jobSummary() {
   Out += "<table class=\"numbers\">";
   Out += "<tr><th>measured</th>" + durationCell("measured", J.Measured) +
          "<td></td></tr>\n";
-  Out += replayedRow(J.Measured, J.Replayed);
+  bool Profiled = J.ProfiledReplay >= 0;
+  if (Profiled)
+    Out +=
+        replayedRow(J.Measured, J.ProfiledReplay) + unprofiledRow(J.Replayed);
+  else
+    Out += replayedRow(J.Measured, J.Replayed);
   if (Run)
     Out += "<tr><th>predicted</th>" + durationCell("predicted", J.Predicted) +
            fmt::format("<td>speedup <span id=\"speedup\">{}</span> ({})</td>"
@@ -192,14 +212,18 @@ void HtmlWriter::jobSummary() {
          "how long the others waited for the rank at the collectives of the "
          "iteration, in all, as replayed.</p>\n";
   Out += "<table class=\"grid\" id=\"ranks\"><tr><th>rank</th><th>"
-         "measured</th><th>replayed</th><th>error</th><th>late at "
-         "collectives</th>";
+         "measured</th><th>replayed</th><th>error</th>";
+  Out += Profiled ? "<th>unprofiled</th>" : "";
+  Out += "<th>late at collectives</th>";
   Out += Run ? "<th>predicted</th><th>speedup</th></tr>\n" : "</tr>\n";
   for (const JobSummary::RankRow &R : J.Ranks) {
+    int64_t Shown = Profiled ? R.ProfiledReplay : R.Replayed;
     Out += fmt::format("<tr data-rank=\"{}\"><td>{}</td>", R.Rank, R.Rank) +
-           durationCell(nullptr, R.Measured) +
-           durationCell(nullptr, R.Replayed) +
-           changeCell(R.Measured, R.Replayed) + durationCell(nullptr, R.Late);
+           durationCell(nullptr, R.Measured) + durationCell(nullptr, Shown) +
+           changeCell(R.Measured, Shown);
+    if (Profiled)
+      Out += durationCell(nullptr, R.Replayed);
+    Out += durationCell(nullptr, R.Late);
     if (Run)
       Out += durationCell(nullptr, R.Predicted) +
              fmt::format("<td class=\"num\">{}</td>",
@@ -238,20 +262,24 @@ void HtmlWriter::jobSummary() {
 }
 
 void HtmlWriter::iterationTable() {
+  bool Profiled = D.ProfiledReplays.size() == D.Reported.size();
   Out += "<table class=\"grid\" id=\"iterations\"><tr><th>iteration</th>"
          "<th>measured</th><th>replayed</th>";
+  Out += Profiled ? "<th>unprofiled</th>" : "";
   if (D.Predicted)
     Out += "<th>predicted</th><th>speedup</th>";
   Out += "</tr>\n";
-  for (size_t I : D.Reported) {
+  for (size_t K = 0; K < D.Reported.size(); ++K) {
+    size_t I = D.Reported[K];
     int64_t R = D.Replayed.Iterations[I].length();
     Out +=
         fmt::format("<tr data-iteration=\"{}\"><td>", G.Iterations[I].Number) +
         htmlEscape(G.Iterations[I].Label) + "</td>" +
-        durationCell(nullptr, D.Unprofiled
-                                  ? D.Unprofiled
-                                  : D.Measured.Iterations[I].length()) +
-        durationCell(nullptr, R);
+        durationCell(nullptr, D.Unprofiled ? D.Unprofiled
+                                           : D.Measured.Iterations[I].length());
+    if (Profiled)
+      Out += durationCell(nullptr, D.ProfiledReplays[K]);
+    Out += durationCell(nullptr, R);
     if (D.Predicted) {
       int64_t P = D.Predicted->Iterations[I].length();
       Out += durationCell(nullptr, P) +

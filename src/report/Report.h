@@ -90,6 +90,10 @@ struct Sweep {
 struct JobSummary {
   std::string Label;                  ///< the iteration ("ProfilerStep#10")
   int64_t Measured = 0, Replayed = 0; ///< first rank's begin to last's end
+  /// A job's run with the profiler's cost taken out: the job replayed with
+  /// it (what `replay` reports; Replayed is then the replay without it,
+  /// which the speedup is against); -1 otherwise.
+  int64_t ProfiledReplay = -1;
   /// A job's run: the job as the model changed it, and the replay, as
   /// steady states (the speedup compares them); Predicted -1 for a replay.
   int64_t Predicted = -1, ReplayedSteady = 0;
@@ -98,7 +102,8 @@ struct JobSummary {
     int64_t Measured = 0, Replayed = 0;
     int64_t Late = 0;       ///< how late it arrived at the collectives, in all
     int64_t Predicted = -1; ///< a job's run: the rank's predicted time
-    int64_t ReplayedSteady = 0; ///< a job's run: the replay's steady state
+    int64_t ReplayedSteady = 0;  ///< a job's run: the replay's steady state
+    int64_t ProfiledReplay = -1; ///< as the job's
   };
   std::vector<RankRow> Ranks;
   /// False for a job's run, which does not rank stragglers.
@@ -191,6 +196,11 @@ struct RunData {
   /// which the numbers show as measured (the timeline keeps the trace's
   /// times); 0 otherwise.
   int64_t Unprofiled = 0;
+  /// run with the profiler's cost taken out per event: each reported
+  /// iteration's replay with it (what `replay` reports), in Reported's
+  /// order. The numbers show these as replayed, and Replayed, the replay
+  /// the speedup is against, as unprofiled. Empty otherwise.
+  std::vector<int64_t> ProfiledReplays;
   /// A job's replay: its numbers, which the summary shows instead of the
   /// reported iterations' (one per rank).
   std::optional<JobSummary> Job;

@@ -101,6 +101,17 @@ def expect_cell(html, ident, ns):
              f"{fmt_duration(ns)!r} ({ns} ns)")
 
 
+def expect_replayed(html, rep):
+    """One trace's run page: the replayed cell (the replay with the
+    profiler's cost where it was taken out, and then an unprofiled cell,
+    the baseline the speedup is against)."""
+    if "profiled_replay_ns" in rep:
+        expect_cell(html, "replayed", rep["profiled_replay_ns"])
+        expect_cell(html, "unprofiled", rep["baseline_ns"])
+    else:
+        expect_cell(html, "replayed", rep["baseline_ns"])
+
+
 def page_data(html):
     """The JSON the page's script draws from."""
     m = re.search(r'<script type="application/json" id="dd-data">(.*?)</script>',
@@ -173,12 +184,19 @@ def check_compare(html, rep):
         fail(f"the page's data has {got[:3]}..., the command {want[:3]}...")
 
 
-def check_job_ranks(html, rep, pick, keys, replayed="job_replayed_ns"):
-    """A job's page: the job's measured and replayed cells (the replayed
-    one the command's \p replayed: a run's is its baseline), and a row per
-    rank whose picked duration cells are the command's \p keys."""
+def check_job_ranks(html, rep, pick, keys):
+    """A job's page: the job's measured and replayed cells (a run's replay
+    with the profiler's cost where it was taken out, and its unprofiled
+    baseline), and a row per rank whose picked duration cells are the
+    command's \p keys."""
     expect_cell(html, "measured", rep["job_measured_ns"])
-    expect_cell(html, "replayed", rep[replayed])
+    if "job_baseline_ns" not in rep:  # replay's
+        expect_cell(html, "replayed", rep["job_replayed_ns"])
+    elif rep.get("job_profiled_replay_ns") is None:
+        expect_cell(html, "replayed", rep["job_baseline_ns"])
+    else:
+        expect_cell(html, "replayed", rep["job_profiled_replay_ns"])
+        expect_cell(html, "unprofiled", rep["job_baseline_ns"])
     rows = dict(re.findall(r'<tr data-rank="(\d+)">(.*?)</tr>', html))
     if len(rows) != len(rep["ranks"]):
         fail(f"the page has {len(rows)} rank rows, the command "
@@ -237,10 +255,15 @@ def static_checks(html, command, out):
         # A job's run: the job's numbers and a row per rank, predicted too.
         rep = json.loads(out.splitlines()[0])
         expect_cell(html, "predicted", rep["job_predicted_ns"])
-        # Cells: measured, replayed, error, late, predicted, speedup.
-        check_job_ranks(html, rep, lambda ns: ns[:2] + ns[3:4],
-                        ("measured_ns", "baseline_ns", "predicted_ns"),
-                        replayed="job_baseline_ns")
+        # Cells: measured, replayed, error, [unprofiled,] late, predicted,
+        # speedup.
+        if rep.get("job_profiled_replay_ns") is None:
+            check_job_ranks(html, rep, lambda ns: ns[:2] + ns[3:4],
+                            ("measured_ns", "baseline_ns", "predicted_ns"))
+        else:
+            check_job_ranks(html, rep, lambda ns: ns[:3] + ns[4:5],
+                            ("measured_ns", "profiled_replay_ns",
+                             "baseline_ns", "predicted_ns"))
         if "data-straggler" in html:
             fail("a job's run ranks no stragglers, yet the page has some")
         return None
@@ -250,7 +273,7 @@ def static_checks(html, command, out):
             # A sweep's page: the replayed iteration, and the plot of the
             # runs, which the browser check compares with these points.
             expect_cell(html, "measured", rep["measured_ns"])
-            expect_cell(html, "replayed", rep["baseline_ns"])
+            expect_replayed(html, rep)
             names = rep["sweep"]["params"]
             # Out-of-memory points say so in the table, as the command does.
             oom = sum(1 for p in rep["sweep"]["points"] if p.get("fits") is False)
@@ -264,10 +287,12 @@ def static_checks(html, command, out):
                                 "oom": p.get("fits") is False}
                                for p in rep["sweep"]["points"]]}
         its = rep.get("iterations", [rep])
-        total = {k: sum(it[k] for it in its)
-                 for k in ("measured_ns", "baseline_ns", "predicted_ns")}
+        keys = ["measured_ns", "baseline_ns", "predicted_ns"]
+        if "profiled_replay_ns" in its[0]:
+            keys.insert(1, "profiled_replay_ns")
+        total = {k: sum(it[k] for it in its) for k in keys}
         expect_cell(html, "measured", total["measured_ns"])
-        expect_cell(html, "replayed", total["baseline_ns"])
+        expect_replayed(html, total)
         expect_cell(html, "predicted", total["predicted_ns"])
         speedup = total["baseline_ns"] / total["predicted_ns"]
         m = re.search(r'<span id="speedup">([^<]*)</span>', html)
@@ -279,7 +304,7 @@ def static_checks(html, command, out):
             for it in its:
                 got = [int(v) for v in re.findall(r'data-ns="(-?\d+)"',
                                                   rows.get(str(it["iteration"]), ""))]
-                want = [it["measured_ns"], it["baseline_ns"], it["predicted_ns"]]
+                want = [it[k] for k in keys]
                 if got != want:
                     fail(f"iteration {it['label']}: the page has {got}, the "
                          f"command says {want}")
