@@ -296,8 +296,9 @@ std::string TimelineWriter::write() {
                                       formatDuration(AW.length()));
   if (D.Predicted)
     AfterName +=
-        fmt::format(", {} vs replayed",
-                    formatSpeedup(window(D, D.Replayed).length(), AW.length()));
+        fmt::format(", {} vs {}",
+                    formatSpeedup(window(D, D.Replayed).length(), AW.length()),
+                    D.ProfiledReplays.empty() ? "replayed" : "unprofiled");
   else if (MW.length())
     AfterName += ", error " + formatPercent(double(AW.length() - MW.length()) /
                                                 double(MW.length()),
