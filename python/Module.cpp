@@ -84,8 +84,8 @@ py::object toPython(const JsonValue &V) {
   }
   case JsonValue::Kind::Object: {
     py::dict D;
-    for (const auto &[Key, Member] : V.Members)
-      D[text(Key)] = toPython(Member);
+    for (size_t I = 0; I < V.Items.size(); ++I)
+      D[text(V.Keys[I])] = toPython(V.Items[I]);
     return D;
   }
   }

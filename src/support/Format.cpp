@@ -179,9 +179,8 @@ JsonValue &JsonWriter::place(JsonValue V) {
   }
   JsonValue &C = *Open.back();
   if (C.K == JsonValue::Kind::Object) {
-    C.Members.emplace_back(std::move(PendingKey), std::move(V));
+    C.Keys.push_back(std::move(PendingKey));
     PendingKey.clear();
-    return C.Members.back().second;
   }
   C.Items.push_back(std::move(V));
   return C.Items.back();

@@ -63,9 +63,12 @@ struct JsonValue {
   int64_t Int = 0;
   uint64_t UInt = 0;
   double Double = 0;
-  std::string String;           ///< a String's bytes (escaped only in text)
-  std::vector<JsonValue> Items; ///< an Array's
-  std::vector<std::pair<std::string, JsonValue>> Members; ///< an Object's
+  std::string String; ///< a String's bytes (escaped only in text)
+  /// An Array's elements, or an Object's values, in order; an Object's keys
+  /// in Keys, one per value (two vectors: a vector of pairs of this
+  /// incomplete type is not portable C++).
+  std::vector<JsonValue> Items;
+  std::vector<std::string> Keys;
 };
 
 /// A small streaming JSON writer: values are written in order, commas and

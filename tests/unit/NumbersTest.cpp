@@ -294,29 +294,31 @@ TEST_CASE("JSON writer: the same document as values, with no text") {
   dd::JsonWriter W(V);
   Write(W);
   REQUIRE(V.K == K::Object);
-  REQUIRE(V.Members.size() == 8);
-  CHECK(V.Members[0].first == "name");
-  CHECK(V.Members[0].second.String == "conv\xff"); // bytes: escaped in text
-  CHECK(V.Members[1].second.K == K::Int);
-  CHECK(V.Members[1].second.Int == -3);
-  CHECK(V.Members[2].second.K == K::UInt);
-  CHECK(V.Members[2].second.UInt == uint64_t(1) << 63);
-  CHECK(V.Members[3].second.Double == 0.1);
-  CHECK(V.Members[4].second.Bool);
-  CHECK(V.Members[5].second.K == K::Null);
-  CHECK(V.Members[6].second.K == K::Null);
-  const dd::JsonValue &L = V.Members[7].second;
-  CHECK(V.Members[7].first == "list");
+  REQUIRE(V.Items.size() == 8);
+  REQUIRE(V.Keys.size() == 8);
+  CHECK(V.Keys[0] == "name");
+  CHECK(V.Items[0].String == "conv\xff"); // bytes: escaped in text
+  CHECK(V.Items[1].K == K::Int);
+  CHECK(V.Items[1].Int == -3);
+  CHECK(V.Items[2].K == K::UInt);
+  CHECK(V.Items[2].UInt == uint64_t(1) << 63);
+  CHECK(V.Items[3].Double == 0.1);
+  CHECK(V.Items[4].Bool);
+  CHECK(V.Items[5].K == K::Null);
+  CHECK(V.Items[6].K == K::Null);
+  const dd::JsonValue &L = V.Items[7];
+  CHECK(V.Keys[7] == "list");
   REQUIRE(L.Items.size() == 3);
   // micros(): the double the text's "12.345" reads back as.
   CHECK(L.Items[0].Double == 12.345);
   CHECK(L.Items[1].K == K::Object);
-  CHECK(L.Items[1].Members.empty());
+  CHECK(L.Items[1].Items.empty());
+  CHECK(L.Items[1].Keys.empty());
   CHECK(L.Items[2].K == K::Array);
   CHECK(L.Items[2].Items.empty());
   // A document after another replaces it.
   dd::JsonWriter Again(V);
   Again.value(int64_t(7));
   CHECK(V.K == K::Int);
-  CHECK(V.Members.empty());
+  CHECK(V.Items.empty());
 }
