@@ -72,6 +72,9 @@ def call_inputs(d, what, a):
     model where that is one of the scratch files."""
     if what == "models":
         return []
+    if what in ("disasm", "check"):
+        m = a["model"]
+        return [m] if isinstance(m, str) and os.path.isfile(m) else []
     t = a["load"]["trace"]
     out = []
     for p in (t if isinstance(t, list) else [t]):
@@ -110,9 +113,11 @@ def draw(rng, d):
               "amp\x00x", "x" * 5000, os.path.join(d, "folder")]
     pick = rng.choice
     what = pick(["load", "replay", "run", "run", "opportunities", "inspect",
-                 "models", "reduce"])
+                 "models", "reduce", "disasm", "check"])
     if what == "models":
         return [what, {}]
+    if what in ("disasm", "check"):
+        return [what, {"model": pick(models + odd)}]
     load = {"trace": pick(paths[:6]) if rng.random() < 0.85 else pick(paths)}
     if rng.random() < 0.5:
         load["trace"] = [load["trace"]] if rng.random() < 0.5 else [
@@ -174,6 +179,10 @@ def child(cases):
         try:
             if what == "models":
                 ddscript.models()
+            elif what == "disasm":
+                ddscript.disasm(value(a["model"]))
+            elif what == "check":
+                ddscript.check(value(a["model"]))
             elif what == "reduce":
                 load = {k: value(v) for k, v in a["load"].items()}
                 ddscript.reduce(load.pop("trace"), value(a["call"]["output"]),
