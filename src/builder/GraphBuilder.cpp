@@ -5,6 +5,7 @@
 #include "ops/Saved.h"
 #include "ops/Sizes.h"
 #include "support/Error.h"
+#include "support/Format.h"
 #include "trace/RecordedBytes.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -115,6 +116,16 @@ llvm::Error detail::findIterations(BuildContext &C) {
       return fail("the window ends beyond any time the trace can hold");
     C.W0 = Base + From;
     C.W1 = Base + To;
+    // A window past the trace's last event holds nothing: said so, with
+    // the trace's span, rather than as a window without GPU work.
+    int64_t Last = INT64_MIN;
+    for (EventId E = 0; E < T.numEvents(); ++E)
+      Last = std::max(Last, T.end(E));
+    if (T.numEvents() && C.W0 >= Last)
+      return fail(fmt::format("the window starts {} after the trace's first "
+                              "event, past its last: the trace spans {}",
+                              formatDuration(From),
+                              formatDuration(Last - Base)));
     C.Windows.push_back({0, C.W0, C.W1, PK::Origin, PK::Makespan,
                          trace::NoEvent, trace::NoEvent, "window"});
     C.Stats.IterationSource = "window";
