@@ -181,6 +181,13 @@ llvm::Expected<std::vector<size_t>>
 dd::whatif::chooseIterations(const graph::Graph &G, std::string_view Choice) {
   if (Choice.empty())
     return std::vector<size_t>{defaultIteration(G)};
+  // A --window is one iteration, numbered 0: a number names none of the
+  // trace's own iterations then.
+  if (G.Iterations.size() == 1 && G.Iterations[0].Label == "window" &&
+      Choice != "all" && Choice != "0")
+    return makeError("--iteration " + llvm::Twine(Choice) +
+                     " and --window: the window is the one iteration "
+                     "reported (give one or the other)");
   IterationLists L = iterationLists(G);
   return chooseIterations(L.Numbers, L.Lengths, Choice, L.Busy);
 }
