@@ -240,10 +240,12 @@ def _text(name, value):
 
 
 def _check_max_steps(max_steps):
-    if (not isinstance(max_steps, int) or isinstance(max_steps, bool)
+    if (not isinstance(max_steps, numbers.Integral)
+            or isinstance(max_steps, bool)
             or not 1 <= max_steps <= 2**64 - 1):
         raise ValueError("ddscript: max_steps is a whole number from 1 to "
                          "2**64 - 1")
+    return int(max_steps)
 
 
 class Trace:
@@ -287,7 +289,7 @@ class Trace:
         of values sweeps a parameter: the result is then the sweep's (one
         point per combination, each its own run on the unchanged trace)."""
         model = os.fspath(model)
-        _check_max_steps(max_steps)
+        max_steps = _check_max_steps(max_steps)
         settings = [_setting(k, v) for k, v in params.items()]
 
         def call(timeline_path, report_path):
@@ -381,7 +383,7 @@ class Trace:
         iteration of each rank, as the model (if any) leaves it, as Chakra
         execution traces for ASTRA-sim, written into the folder output.
         Returns what was written."""
-        _check_max_steps(max_steps)
+        max_steps = _check_max_steps(max_steps)
         settings = [_setting(k, v) for k, v in params.items()]
         if settings and model is None:
             raise ValueError("ddscript: parameters take a model")
@@ -439,7 +441,7 @@ def load(trace, *, iteration=None, window=None, calibration="exact",
     if not paths:
         raise ValueError("ddscript: load takes a trace, or a job's traces")
     if iteration is not None and (isinstance(iteration, bool) or
-                                  not isinstance(iteration, (int, str))):
+                                  not isinstance(iteration, (numbers.Integral, str))):
         raise TypeError("ddscript: iteration is a number or 'all', not "
                         "{}".format(type(iteration).__name__))
     window = _text("window", window)
@@ -498,14 +500,14 @@ def convert(trace, output):
     JSON) written as Chrome-trace JSON for Perfetto, gzip-compressed when
     output ends in .gz. Returns what was written: trace, output, events,
     records (with thread names, memory and flows) and bytes."""
-    return _results(_check(_ddscript.convert(os.fspath(trace),
-                                             os.fspath(output))))
+    return _results(_check(_ddscript.convert(os.fsdecode(trace),
+                                             os.fsdecode(output))))
 
 
 def disasm(model):
     """`ddscript disasm MODEL`: the bytecode a model (a .dd file or a
     shipped model's name) compiles to, as text."""
-    ok, listing, messages = _ddscript.disasm(os.fspath(model))
+    ok, listing, messages = _ddscript.disasm(os.fsdecode(model))
     _check((ok, listing, messages))
     return listing
 
@@ -513,8 +515,8 @@ def disasm(model):
 def record(command, *, output="run.cupti", skip=None, iterations=None,
            profiler_api=False):
     """`ddscript record -o OUTPUT -- COMMAND...`: runs command (a list of
-    words, or a string split as a shell would not: give a list for
-    arguments with spaces) under ddscript's CUPTI collector and describes
+    words, or a string split at blanks: give a list for arguments with
+    spaces) under ddscript's CUPTI collector and describes
     the trace it wrote: output, command, exit_status, events, kernels,
     iterations, first_step and last_step (ProfilerStep#N) and bytes. skip
     and iterations are --skip and --iterations (ProfilerStep#N ranges),
@@ -527,13 +529,14 @@ def record(command, *, output="run.cupti", skip=None, iterations=None,
     if not command:
         raise ValueError("ddscript: record takes a command to run")
     for name, v, low in (("skip", skip, 0), ("iterations", iterations, 1)):
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool)
+        if v is not None and (not isinstance(v, numbers.Integral)
+                              or isinstance(v, bool)
                               or not low <= v <= 2**31 - 1):
             raise ValueError("ddscript: {} is a whole number from {} to "
                              "2147483647".format(name, low))
-    reply = _ddscript.record(command, os.fspath(output),
-                             -1 if skip is None else skip,
-                             -1 if iterations is None else iterations,
+    reply = _ddscript.record(command, os.fsdecode(output),
+                             -1 if skip is None else int(skip),
+                             -1 if iterations is None else int(iterations),
                              bool(profiler_api))
     if not reply[0] and reply[1]:  # the command failed; its trace is there
         _check((True, reply[1], reply[2]))
