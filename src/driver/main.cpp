@@ -434,7 +434,19 @@ int main(int argc, char **argv) {
   ExportCmd
       ->add_option("--format", Export.Format,
                    "What to write: chakra (one DIR/chakra.RANK.et per rank)")
-      ->check(CLI::IsMember({"chakra"}));
+      ->check(CLI::Validator(
+          [](std::string &S) -> std::string {
+            if (S == "chakra")
+              return {};
+            if (CLI::detail::to_lower(S) == "json" ||
+                CLI::detail::to_lower(S) == "text")
+              return "export's --format is what it writes (chakra); "
+                     "--print " +
+                     CLI::detail::to_lower(S) +
+                     " says how it reports what was written";
+            return "expected chakra, got '" + S + "'";
+          },
+          "{chakra}"));
   ExportCmd->add_option("-o,--output", Export.OutDir, "The folder to write")
       ->required();
   ExportCmd->add_option("--model", Export.Model,
