@@ -342,6 +342,9 @@ def static_checks(html, command, out):
     elif command == "opportunities":
         rep = json.loads(out)
         check_opportunities(html, rep)
+        # The summary names its replays as the command does: the replay
+        # with the profiler's cost where it was taken out, then unprofiled.
+        expect_replayed(html, rep)
         return rep
     elif command == "compare":
         rep = json.loads(out)
