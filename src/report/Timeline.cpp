@@ -267,11 +267,21 @@ std::string TimelineWriter::metadata() const {
           .endObject();
     W.endArray();
   }
+  // replayed_ns is the replay as `replay` reports it; where the profiler's
+  // cost was taken out, baseline_ns is the replay without it (run's JSON
+  // names it so), which the speedup is against.
+  bool Profiled = D.ProfiledReplays.size() == D.Reported.size();
   W.key("iterations").beginArray();
-  for (size_t I : D.Reported) {
+  for (size_t K = 0; K < D.Reported.size(); ++K) {
+    size_t I = D.Reported[K];
     W.beginObject().field("label", D.G->Iterations[I].Label);
     W.field("measured_ns", D.Measured.Iterations[I].length());
-    W.field("replayed_ns", D.Replayed.Iterations[I].length());
+    if (Profiled) {
+      W.field("replayed_ns", D.ProfiledReplays[K]);
+      W.field("baseline_ns", D.Replayed.Iterations[I].length());
+    } else {
+      W.field("replayed_ns", D.Replayed.Iterations[I].length());
+    }
     if (D.Predicted)
       W.field("predicted_ns", D.Predicted->Iterations[I].length());
     W.endObject();
