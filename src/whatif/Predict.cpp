@@ -396,6 +396,14 @@ applyFit(graph::Graph &G, const std::vector<size_t> &Chosen, int64_t Target) {
                                       "the iteration in {} only",
                                       formatDuration(F->Target), MaxCpuScale,
                                       formatDuration(F->Replayed)));
+  // A time longer than the traced run's adds CPU work: the profiler only
+  // ever makes a run slower, so the measurement is likely of another run.
+  if (F->CpuScale > 1)
+    F->Warnings.push_back(fmt::format(
+        "--unprofiled {}: longer than the iteration with the profiler, so "
+        "CPU work is scaled up (x{:.3f}), not down: is it a measurement of "
+        "this run without the profiler?",
+        formatDuration(F->Target), F->CpuScale));
   return F;
 }
 
