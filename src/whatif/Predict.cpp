@@ -336,7 +336,7 @@ static std::string recordingOptionsWarning(const trace::Trace &T,
   return fmt::format("the profiler's cost per event ({}) was fitted on "
                      "traces recorded with record_shapes and "
                      "profile_memory; this one was recorded {}: its cost per "
-                     "event may differ (give per-event=COST, or "
+                     "event may differ (give --unprofiled per-event=COST, or "
                      "--unprofiled TIME measured without the profiler)",
                      formatDuration(F.PerEventNs), Differs);
 }
