@@ -11,6 +11,9 @@ before), up to the next `$` line or the block's end, with runs
 of blanks counted as one; a line `...` skips any number of lines, and a
 line ending in `...` matches a line it begins. Lines of
 a block before its first `$` line are not checked.
+A fenced block whose first line is `// NAME.dd` is a model the doc's
+text writes: it is saved as NAME.dd in each example's folder, so that
+`$ build/ddscript run NAME.dd ...` runs the model as the doc shows it.
 Exits 1 naming the first line that is not printed, so a doc cannot go
 stale with a number ddscript no longer prints.
 """
@@ -24,6 +27,27 @@ import tempfile
 
 def norm(line):
     return re.sub(r"\s+", " ", line.strip())
+
+
+def models(path):
+    """The doc's models: {NAME.dd: text} of the blocks that begin
+    `// NAME.dd`."""
+    out, block = {}, None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("```"):
+            if block is None:
+                block = []
+            else:
+                m = re.fullmatch(r"// ([\w.-]+\.dd)", block[0].strip()) \
+                    if block else None
+                if m:
+                    out[m.group(1)] = "\n".join(block) + "\n"
+                block = None
+            continue
+        if block is not None:
+            block.append(line)
+    return out
 
 
 def examples(path):
@@ -52,6 +76,7 @@ def examples(path):
 
 def check(ddscript, root, path):
     failures = 0
+    texts = models(path)
     for first, lines in examples(path):
         cmd = shlex.split(lines[0][2:], comments=True)
         cmd[0] = ddscript
@@ -62,6 +87,13 @@ def check(ddscript, root, path):
                 if name not in (".git", "build"):
                     os.symlink(os.path.join(root, name),
                                os.path.join(work, name))
+            for name, text in texts.items():
+                # Never through a link into the repository.
+                dest = os.path.join(work, name)
+                if os.path.lexists(dest):
+                    os.remove(dest)
+                with open(dest, "w", encoding="utf-8") as f:
+                    f.write(text)
             p = subprocess.run(cmd, cwd=work, capture_output=True, text=True,
                                timeout=300)
         got = [norm(l) for l in p.stdout.splitlines() if l.strip()]
