@@ -84,6 +84,11 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
     if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
         (M->Field == "index" || M->Field == "name"))
       return PredShape::Column;
+    // A layer has no such member at all: the member's own check said so
+    // (with a suggestion); a second error about it would only repeat it.
+    if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
+        !bc::lookupMember(TypeKind::Layer, M->Field))
+      return PredShape::Invalid;
     return Unsupported(E, "'." + M->Field + "' of a task property");
   }
   case ast::ExprKind::Unary: {
