@@ -33,7 +33,6 @@
 #include "sim/CriticalPath.h"
 #include "whatif/JobPredict.h"
 #include "whatif/Replay.h"
-#include "whatif/Setup.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -303,21 +302,11 @@ public:
       }
       return ExitOk;
     }
-    auto Opts = buildOptionsFor(O);
-    if (!Opts)
-      return ExitBadInput;
-    whatif::Result<std::unique_ptr<RunSetup>> S = whatif::setupRun(
-        {O.TracePath, *Opts, O.Iteration, false, wantsOutputs(O)}, Target);
-    // The profiler fit's warnings (the last ones) are about predictions:
-    // told at each run, not by a load that may only replay or inspect.
-    if (S.Value)
-      S.Warnings.resize(S.Warnings.size() - (*S.Value)->Fit.Warnings.size());
-    bool Internal = S.Failed && S.Failed->Internal;
-    auto Done = reported(std::move(S));
-    if (!Done)
-      return Internal ? ExitInternal : ExitBadInput;
-    Setup = std::move(*Done);
-    return ExitOk;
+    // The profiler fit's warnings are about predictions: told at each run,
+    // not by a load that may only replay or inspect.
+    RunSetupResult R = setupRun(O, Target, /*TellFit=*/false);
+    Setup = std::move(R.Setup);
+    return R.Rc;
   }
 
   bool isJob() const { return O.Job; }

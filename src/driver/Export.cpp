@@ -145,12 +145,10 @@ int dd::driver::runExport(const ExportOptions &E, const TraceOptions &T) {
     Sources = L->Sources;
     for (const job::RankGraph &RG : L->Graphs)
       Traces.push_back(RG.Path);
-    whatif::Result<std::vector<std::unique_ptr<RunSetup>>> S =
-        whatif::setupRanks(std::move(*L), *JobIteration);
-    bool Internal = S.Failed && S.Failed->Internal;
-    auto Ranks = reported(std::move(S));
+    int Rc;
+    auto Ranks = reported(whatif::setupRanks(std::move(*L), *JobIteration), Rc);
     if (!Ranks)
-      return Internal ? ExitInternal : ExitBadInput;
+      return Rc;
     Setups = std::move(*Ranks);
   }
   whatif::ExportModel Model;

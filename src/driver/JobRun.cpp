@@ -193,7 +193,7 @@ int dd::driver::reportJobFailure(const whatif::JobPrediction &P,
   reportError(P.Failed->File, P.Failed->Message);
   if (P.FailedRank)
     reportDiagnostic(SM, P.FailedRun.Error);
-  return P.Failed->Internal ? ExitInternal : ExitBadInput;
+  return exitFor(*P.Failed);
 }
 
 int dd::driver::runJobModel(const ModelOptions &M, const TraceOptions &T,

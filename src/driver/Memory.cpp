@@ -336,7 +336,7 @@ int dd::driver::runMemory(const TraceOptions &O) {
       whatif::reportMemory(*T, *G, O.TracePath, O.Iteration, O.Top);
   if (Rep.Failed) {
     reportError(Rep.Failed->File, Rep.Failed->Message);
-    return Rep.Failed->Internal ? ExitInternal : ExitBadInput;
+    return exitFor(*Rep.Failed);
   }
   if (O.Format == OutputFormat::Json)
     printJson(*T, *G, *Rep.M, Rep.S, Rep.Devices);

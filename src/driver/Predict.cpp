@@ -11,22 +11,22 @@ using namespace dd;
 using namespace dd::driver;
 
 RunSetupResult dd::driver::setupRun(const TraceOptions &T,
-                                    const ProfilerRequest &Req) {
+                                    const ProfilerRequest &Req, bool TellFit) {
   RunSetupResult Out;
   Out.Rc = ExitBadInput;
   auto Opts = buildOptionsFor(T);
   if (!Opts)
     return Out;
-  whatif::Result<std::unique_ptr<RunSetup>> S = whatif::setupRun(
-      {T.TracePath, *Opts, T.Iteration, false, wantsOutputs(T)}, Req);
-  bool Internal = S.Failed && S.Failed->Internal;
-  auto Setup = reported(std::move(S));
-  if (!Setup) {
-    Out.Rc = Internal ? ExitInternal : ExitBadInput;
+  auto Setup = reported(
+      whatif::setupRun(
+          {T.TracePath, *Opts, T.Iteration, false, wantsOutputs(T)}, Req),
+      Out.Rc);
+  if (!Setup)
     return Out;
-  }
   Out.Setup = std::move(*Setup);
-  Out.Rc = ExitOk;
+  if (TellFit)
+    for (const std::string &W : Out.Setup->Fit.Warnings)
+      reportWarning(T.TracePath, W);
   return Out;
 }
 

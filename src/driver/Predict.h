@@ -67,7 +67,11 @@ struct RunSetupResult {
   std::unique_ptr<RunSetup> Setup;
   int Rc = 0;
 };
-RunSetupResult setupRun(const TraceOptions &T, const ProfilerRequest &Req);
+/// With \p TellFit the fit's warnings are printed after the trace's, as
+/// `run` prints them; else they stay in Setup->Fit.Warnings for the caller
+/// to tell at each run (the Python module, whose load may only replay).
+RunSetupResult setupRun(const TraceOptions &T, const ProfilerRequest &Req,
+                        bool TellFit = true);
 
 /// The "changes" object of run's JSON: counts and time moved per phase.
 void writeChanges(JsonWriter &W, const vm::ChangeStats &C);

@@ -45,6 +45,12 @@ struct NamedPath {
   std::string What, Path;
 };
 
+/// The exit status of a command that \p P stopped: 3 for a graph that
+/// could not be simulated, else 2.
+inline int exitFor(const whatif::Problem &P) {
+  return P.Internal ? ExitInternal : ExitBadInput;
+}
+
 /// \p R's warnings printed, then what stopped it; its value, or none.
 template <typename T> std::optional<T> reported(whatif::Result<T> &&R) {
   for (const whatif::Problem &W : R.Warnings)
@@ -52,6 +58,12 @@ template <typename T> std::optional<T> reported(whatif::Result<T> &&R) {
   if (R.Failed)
     reportError(R.Failed->File, R.Failed->Message);
   return std::move(R.Value);
+}
+/// reported, and in \p Rc the command's exit status so far (exitFor).
+template <typename T>
+std::optional<T> reported(whatif::Result<T> &&R, int &Rc) {
+  Rc = R.Failed ? exitFor(*R.Failed) : ExitOk;
+  return reported(std::move(R));
 }
 
 /// Refuses, with one error line, an output that is one of \p Inputs or

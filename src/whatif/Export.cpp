@@ -62,16 +62,12 @@ dd::whatif::setupRanks(LoadedRanks &&L, const std::string &Iteration) {
       return Out;
     }
     R.Base = std::move(*Base);
-    auto Fit = applyProfiler(R, ProfilerRequest());
-    if (!Fit) {
-      Out.Failed = Problem{RG.Path, llvm::toString(Fit.takeError()), true};
+    auto S = makeSetup(RG.Path, std::move(R), ProfilerRequest());
+    if (!S) {
+      Out.Failed = Problem{RG.Path, llvm::toString(S.takeError()), true};
       return Out;
     }
-    for (std::string &W : Fit->Warnings)
-      Out.Warnings.push_back({RG.Path, std::move(W)});
-    Setups.push_back(std::make_unique<RunSetup>(
-        RunSetup{RG.Path, std::move(R.In), std::move(R.G), std::move(R.Chosen),
-                 std::move(R.Base), std::move(*Fit)}));
+    Setups.push_back(std::move(*S));
   }
   Out.Value = std::move(Setups);
   return Out;

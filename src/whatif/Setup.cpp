@@ -32,6 +32,17 @@ Baseline RunSetup::baseline() const {
   return B;
 }
 
+llvm::Expected<std::unique_ptr<RunSetup>>
+dd::whatif::makeSetup(std::string TracePath, Replayed &&R,
+                      const ProfilerRequest &Req) {
+  auto Fit = applyProfiler(R, Req);
+  if (!Fit)
+    return Fit.takeError();
+  return std::make_unique<RunSetup>(
+      RunSetup{std::move(TracePath), std::move(R.In), std::move(R.G),
+               std::move(R.Chosen), std::move(R.Base), std::move(*Fit)});
+}
+
 Result<std::unique_ptr<RunSetup>>
 dd::whatif::setupRun(const TraceRequest &R, const ProfilerRequest &Req) {
   Result<std::unique_ptr<RunSetup>> Out;
@@ -41,16 +52,10 @@ dd::whatif::setupRun(const TraceRequest &R, const ProfilerRequest &Req) {
     Out.Failed = std::move(L.Failed);
     return Out;
   }
-  auto Fit = applyProfiler(*L.Value, Req);
-  if (!Fit) {
-    Out.Failed = Problem{R.Path, llvm::toString(Fit.takeError()), true};
-    return Out;
-  }
-  for (const std::string &W : Fit->Warnings)
-    Out.Warnings.push_back({R.Path, W, false});
-  Replayed &Rp = *L.Value;
-  Out.Value = std::make_unique<RunSetup>(
-      RunSetup{R.Path, std::move(Rp.In), std::move(Rp.G), std::move(Rp.Chosen),
-               std::move(Rp.Base), std::move(*Fit)});
+  auto S = makeSetup(R.Path, std::move(*L.Value), Req);
+  if (!S)
+    Out.Failed = Problem{R.Path, llvm::toString(S.takeError()), true};
+  else
+    Out.Value = std::move(*S);
   return Out;
 }

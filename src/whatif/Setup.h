@@ -41,9 +41,16 @@ struct RunSetup {
   Baseline baseline() const;
 };
 
-/// Loads \p R (loadReplayed) and applies \p Req; the trace's and the fit's
-/// warnings in order. A graph that cannot be simulated once the profiler's
-/// cost is out fails as Internal.
+/// \p R (a trace or a rank, read, its graph replayed) set up for runs with
+/// \p Req applied (applyProfiler). The fit's warnings stay in the setup's
+/// Fit.Warnings: they are about predictions, and the caller tells them
+/// where it runs one. Fails where the graph cannot be simulated again.
+llvm::Expected<std::unique_ptr<RunSetup>>
+makeSetup(std::string TracePath, Replayed &&R, const ProfilerRequest &Req);
+
+/// Loads \p R (loadReplayed), with the trace's warnings, and sets it up
+/// (makeSetup). A graph that cannot be simulated once the profiler's cost
+/// is out fails as Internal.
 Result<std::unique_ptr<RunSetup>> setupRun(const TraceRequest &R,
                                            const ProfilerRequest &Req);
 
