@@ -155,12 +155,7 @@ int dd::driver::runOpportunities(const OpportunityOptions &Opt,
   measuredTimes(*G, MStart, MEnd);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
   D.Unprofiled = Fit.Applied ? Fit.Target : 0;
-  // With the profiler's cost taken out per event: the replay with it, as
-  // the command prints it beside the unprofiled one.
-  if (Fit.PerEvent)
-    D.ProfiledReplays = Fit.ProfiledReplays.size() == Chosen->size()
-                            ? Fit.ProfiledReplays
-                            : std::vector<int64_t>{Fit.ProfiledReplay};
+  D.ProfiledReplays = profiledReplays(Fit, Chosen->size());
   D.Replayed = simulatedSchedule("replayed", *G, *Base, *Chosen);
   std::optional<memory::MemoryModel> Mem = memoryForOutputs(In->Trace, *G);
   D.Memory = Mem ? &*Mem : nullptr;

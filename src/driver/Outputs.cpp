@@ -127,3 +127,12 @@ int dd::driver::writeOutputs(const TraceOptions &O, const trace::Trace &T,
     return ExitBadInput;
   return ExitOk;
 }
+
+std::vector<int64_t> dd::driver::profiledReplays(const whatif::ProfilerFit &F,
+                                                 size_t Reported) {
+  std::vector<int64_t> Out;
+  if (F.PerEvent)
+    for (size_t K = 0; K < Reported; ++K)
+      Out.push_back(F.profiledReplay(K));
+  return Out;
+}

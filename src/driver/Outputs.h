@@ -7,6 +7,7 @@
 #include "report/Report.h"
 #include "support/SourceManager.h"
 #include "trace/Trace.h"
+#include "whatif/Predict.h"
 
 #include <optional>
 #include <vector>
@@ -38,6 +39,12 @@ report::Schedule measuredSchedule(const graph::Graph &G,
 report::Schedule simulatedSchedule(std::string Label, const graph::Graph &G,
                                    const sim::SimResult &R,
                                    const std::vector<size_t> &Reported);
+
+/// report::RunData::ProfiledReplays of a command whose profiler's cost \p F
+/// took out: one per reported iteration (\p Reported of them) where it was
+/// taken out per event, else none.
+std::vector<int64_t> profiledReplays(const whatif::ProfilerFit &F,
+                                     size_t Reported);
 
 /// Fills the parts of \p D every command shares (trace, devices, reported
 /// iterations) and writes the files \p O asks for (a timeline whose name

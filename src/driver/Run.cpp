@@ -231,8 +231,7 @@ int runSweep(const ModelOptions &M, const TraceOptions &T,
   measuredTimes(G, MStart, MEnd);
   D.Measured = measuredSchedule(G, MStart, MEnd);
   D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
-  if (H.Base.PerEventNs)
-    D.ProfiledReplays = {H.Base.ProfiledReplay};
+  D.ProfiledReplays = profiledReplays(B.Unprofiled, B.Chosen.size());
   D.Replayed = simulatedSchedule("replayed", G, *B.Base, B.Chosen);
   std::optional<memory::MemoryModel> Mem = memoryForOutputs(Tr, G);
   D.Memory = Mem ? &*Mem : nullptr;
@@ -386,9 +385,7 @@ int dd::driver::runPrepared(const ModelOptions &M, const TraceOptions &T,
   measuredTimes(*G, MStart, MEnd);
   D.Measured = measuredSchedule(*G, MStart, MEnd);
   D.Unprofiled = B.Unprofiled.Applied ? B.Unprofiled.Target : 0;
-  for (const Outcome &O : P.Out)
-    if (O.PerEventNs)
-      D.ProfiledReplays.push_back(O.ProfiledReplay);
+  D.ProfiledReplays = profiledReplays(B.Unprofiled, Chosen->size());
   D.Predicted = simulatedSchedule("predicted", *G, *P.Pred, *Chosen);
   D.Memory = Mem ? &*Mem : nullptr;
   D.PredictedMemory = P.Mem.model();

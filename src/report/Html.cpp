@@ -262,7 +262,7 @@ void HtmlWriter::jobSummary() {
 }
 
 void HtmlWriter::iterationTable() {
-  bool Profiled = D.ProfiledReplays.size() == D.Reported.size();
+  bool Profiled = !D.ProfiledReplays.empty();
   Out += "<table class=\"grid\" id=\"iterations\"><tr><th>iteration</th>"
          "<th>measured</th><th>replayed</th>";
   Out += Profiled ? "<th>unprofiled</th>" : "";

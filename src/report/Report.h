@@ -198,8 +198,9 @@ struct RunData {
   int64_t Unprofiled = 0;
   /// run with the profiler's cost taken out per event: each reported
   /// iteration's replay with it (what `replay` reports), in Reported's
-  /// order. The numbers show these as replayed, and Replayed, the replay
-  /// the speedup is against, as unprofiled. Empty otherwise.
+  /// order, one per reported iteration. The numbers show these as
+  /// replayed, and Replayed, the replay the speedup is against, as
+  /// unprofiled. Empty otherwise.
   std::vector<int64_t> ProfiledReplays;
   /// A job's replay: its numbers, which the summary shows instead of the
   /// reported iterations' (one per rank).

@@ -270,7 +270,7 @@ std::string TimelineWriter::metadata() const {
   // replayed_ns is the replay as `replay` reports it; where the profiler's
   // cost was taken out, baseline_ns is the replay without it (run's JSON
   // names it so), which the speedup is against.
-  bool Profiled = D.ProfiledReplays.size() == D.Reported.size();
+  bool Profiled = !D.ProfiledReplays.empty();
   W.key("iterations").beginArray();
   for (size_t K = 0; K < D.Reported.size(); ++K) {
     size_t I = D.Reported[K];

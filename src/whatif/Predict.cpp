@@ -91,9 +91,7 @@ Prediction dd::whatif::predict(const Baseline &B, graph::Graph &G,
       O.CpuScaleHigh = B.Unprofiled.ScaleHigh;
     }
     if (B.Unprofiled.PerEvent) {
-      O.ProfiledReplay = K < B.Unprofiled.ProfiledReplays.size()
-                             ? B.Unprofiled.ProfiledReplays[K]
-                             : B.Unprofiled.ProfiledReplay;
+      O.ProfiledReplay = B.Unprofiled.profiledReplay(K);
       O.PerEventNs = B.Unprofiled.PerEventNs;
       O.ProfilerEvents = B.Unprofiled.Events;
       O.ProfilerRemoved = B.Unprofiled.Removed;

@@ -95,6 +95,11 @@ struct ProfilerFit {
   /// Each reported iteration's replay before the cost came out, in the
   /// order of the reported iterations (ProfiledReplay is their mean).
   std::vector<int64_t> ProfiledReplays;
+  /// The replay before the cost came out of the \p K-th reported iteration
+  /// (their mean where they were not counted one by one).
+  int64_t profiledReplay(size_t K) const {
+    return K < ProfiledReplays.size() ? ProfiledReplays[K] : ProfiledReplay;
+  }
   /// Whether the graph's CPU work was changed (and the baseline replayed
   /// again).
   bool changed() const { return Applied || PerEvent; }
