@@ -12,6 +12,7 @@
 #include "driver/Format.h"
 #include "driver/Session.h"
 
+#include "support/FileIO.h"
 #include "trace/TraceReader.h"
 
 #include <fmt/format.h>
@@ -20,7 +21,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/wait.h>
@@ -52,7 +52,8 @@ std::string findCollector(std::string &Looked) {
   std::vector<fs::path> Candidates;
   std::error_code Ec;
   fs::path Exe = fs::read_symlink("/proc/self/exe", Ec);
-  if (!Ec) {
+  bool HaveExe = !Ec;
+  if (HaveExe) {
     Candidates.push_back(Exe.parent_path() / DD_CUPTI_COLLECTOR_NAME);
     Candidates.push_back(Exe.parent_path().parent_path() / "lib" / "ddscript" /
                          DD_CUPTI_COLLECTOR_NAME);
@@ -60,10 +61,9 @@ std::string findCollector(std::string &Looked) {
   // In the Python module, the image holding this code is the module
   // (build/python/ddscript/_ddscript*.so): the collector is beside it, or
   // two folders up in a build tree.
-  Dl_info Info;
-  if (dladdr(reinterpret_cast<void *>(&findCollector), &Info) &&
-      Info.dli_fname && fs::path(Info.dli_fname) != Exe) {
-    fs::path Dir = fs::absolute(Info.dli_fname, Ec).parent_path();
+  if (std::string Image = codeImagePath();
+      !Image.empty() && !(HaveExe && sameFile(Image, Exe.string()))) {
+    fs::path Dir = fs::path(Image).parent_path();
     Candidates.push_back(Dir / DD_CUPTI_COLLECTOR_NAME);
     Candidates.push_back(Dir.parent_path().parent_path() /
                          DD_CUPTI_COLLECTOR_NAME);

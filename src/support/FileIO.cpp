@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -291,4 +292,15 @@ bool dd::isSpecialFile(const std::string &Path) {
   struct stat St;
   return ::stat(Path.c_str(), &St) == 0 && !S_ISREG(St.st_mode) &&
          !S_ISDIR(St.st_mode);
+}
+
+std::string dd::codeImagePath() {
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(&dd::codeImagePath), &Info) ||
+      !Info.dli_fname)
+    return "";
+  std::error_code Ec;
+  std::filesystem::path P =
+      std::filesystem::weakly_canonical(Info.dli_fname, Ec);
+  return Ec ? std::string() : P.string();
 }

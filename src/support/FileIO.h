@@ -107,6 +107,13 @@ struct FileIdentity {
 };
 FileIdentity fileIdentity(const std::string &Path);
 
+/// The file that holds ddscript's code in this process, as an absolute path
+/// with its links resolved: the `ddscript` executable, or the Python
+/// module's shared library; "" where the system does not say. What ships
+/// beside it (the stdlib, the CUPTI collector) is found from here, wherever
+/// the install or the build tree was moved.
+std::string codeImagePath();
+
 /// Whether \p Path exists and is neither a regular file nor a directory (a
 /// device, a FIFO): written in place, never replaced.
 bool isSpecialFile(const std::string &Path);

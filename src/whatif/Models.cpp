@@ -3,10 +3,10 @@
 #include "whatif/Models.h"
 
 #include "support/Diagnostics.h"
+#include "support/FileIO.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <filesystem>
 
 using namespace dd;
@@ -32,13 +32,10 @@ std::vector<std::string> dd::whatif::stdlibDirs() {
   // PREFIX/lib/python3/dist-packages/ddscript/_ddscript.so, beside
   // PREFIX/share/ddscript/stdlib), wherever the prefix was moved to: the
   // nearest such folder above the file that holds this code.
-  Dl_info Info;
   std::error_code Ec;
   bool Installed = false;
-  if (dladdr(reinterpret_cast<void *>(&dd::whatif::stdlibDirs), &Info) &&
-      Info.dli_fname) {
-    fs::path Self = fs::weakly_canonical(Info.dli_fname, Ec);
-    fs::path Up = Self.parent_path();
+  if (std::string Self = codeImagePath(); !Self.empty()) {
+    fs::path Up = fs::path(Self).parent_path();
     for (int Level = 0; !Ec && Level < 5 && Up.has_parent_path();
          ++Level, Up = Up.parent_path()) {
       fs::path Beside = Up / "share" / "ddscript" / "stdlib";
