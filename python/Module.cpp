@@ -106,18 +106,20 @@ py::tuple reply(bool Ok, const Captured &C) {
   return py::make_tuple(Ok, Values, Messages);
 }
 
-/// Runs \p Command (returning an exit status) without the GIL, with what it
-/// prints captured.
+/// Runs \p Command (returning its exit status) without the GIL, what it
+/// prints kept in \p C.
+template <typename Fn> int captured(Fn &&Command, Captured &C) {
+  py::gil_scoped_release NoGil;
+  Capture Cap;
+  int Rc = Command();
+  C = Cap.take();
+  return Rc;
+}
+
+/// \p Command run as captured() runs it, answered as reply() answers.
 template <typename Fn> py::tuple call(Fn &&Command) {
   Captured C;
-  int Rc;
-  {
-    py::gil_scoped_release NoGil;
-    Capture Cap;
-    Rc = Command();
-    C = Cap.take();
-  }
-  return reply(Rc == ExitOk, C);
+  return reply(captured(Command, C) == ExitOk, C);
 }
 
 /// A graph's tasks as columns (what `Trace.tasks()` returns): \p Which
@@ -691,13 +693,7 @@ PYBIND11_MODULE(_ddscript, M) {
   // `ddscript disasm MODEL`: (ok, the listing, messages).
   M.def("disasm", [](const std::string &Model) {
     Captured C;
-    int Rc;
-    {
-      py::gil_scoped_release NoGil;
-      Capture Cap;
-      Rc = runDisasm(Model);
-      C = Cap.take();
-    }
+    int Rc = captured([&] { return runDisasm(Model); }, C);
     py::tuple R = reply(Rc == ExitOk, C);
     return py::make_tuple(R[0], text(C.Out), R[2]);
   });
