@@ -81,14 +81,16 @@ SemaImpl::PredShape SemaImpl::predicate(ast::Expr *E) {
   case ast::ExprKind::Member: {
     auto *M = cast<ast::Member>(E);
     auto *N = dyn_cast<ast::Name>(M->Object);
-    if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
-        (M->Field == "index" || M->Field == "name"))
-      return PredShape::Column;
-    // A layer has no such member at all: the member's own check said so
-    // (with a suggestion); a second error about it would only repeat it.
-    if (N && N->Ident == "layer" && N->Res.K == ast::Resolution::Property &&
-        !bc::lookupMember(TypeKind::Layer, M->Field))
-      return PredShape::Invalid;
+    if (N && N->Res.K == ast::Resolution::Property) {
+      if (N->Ident == "layer" && (M->Field == "index" || M->Field == "name"))
+        return PredShape::Column;
+      // A member the property's value does not have at all: the member's
+      // own check said so (with a suggestion); a second error about it
+      // would only repeat it.
+      TypeKind Of = bc::memberInfo(bc::MemberId(N->Res.Index)).Result;
+      if (!bc::lookupMember(Of, M->Field))
+        return PredShape::Invalid;
+    }
     return Unsupported(E, "'." + M->Field + "' of a task property");
   }
   case ast::ExprKind::Unary: {
