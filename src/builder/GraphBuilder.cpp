@@ -127,7 +127,8 @@ llvm::Error detail::findIterations(BuildContext &C) {
                               formatDuration(From),
                               formatDuration(Last - Base)));
     C.Windows.push_back({0, C.W0, C.W1, PK::Origin, PK::Makespan,
-                         trace::NoEvent, trace::NoEvent, "window"});
+                         trace::NoEvent, trace::NoEvent,
+                         std::string(WindowLabel)});
     C.Stats.IterationSource = "window";
     return llvm::Error::success();
   }

@@ -151,6 +151,9 @@ struct Layer {
 };
 
 /// One iteration of the training loop, and the points that bound it.
+/// The label of the one iteration a --window makes (numbered 0).
+inline constexpr std::string_view WindowLabel = "window";
+
 struct Iteration {
   enum class PointKind : uint8_t { Origin, TaskStart, TaskEnd, Makespan };
   struct Point {
@@ -161,7 +164,7 @@ struct Iteration {
   int64_t MeasuredBegin = 0; ///< trace time, ns
   int64_t MeasuredEnd = 0;
   Point Begin, End;
-  std::string Label; ///< "ProfilerStep#12", "optimizer step 3", "window"
+  std::string Label; ///< "ProfilerStep#12", "optimizer step 3", WindowLabel
   int32_t Rank = 0;  ///< the rank of a job whose iteration this is
   int64_t measured() const { return MeasuredEnd - MeasuredBegin; }
 };

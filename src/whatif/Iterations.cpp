@@ -183,7 +183,7 @@ dd::whatif::chooseIterations(const graph::Graph &G, std::string_view Choice) {
     return std::vector<size_t>{defaultIteration(G)};
   // A --window is one iteration, numbered 0: a number names none of the
   // trace's own iterations then.
-  if (G.Iterations.size() == 1 && G.Iterations[0].Label == "window" &&
+  if (G.Iterations.size() == 1 && G.Iterations[0].Label == graph::WindowLabel &&
       Choice != "all" && Choice != "0")
     return makeError("--iteration " + llvm::Twine(Choice) +
                      " and --window: the window is the one iteration "
