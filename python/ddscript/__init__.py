@@ -239,13 +239,18 @@ def _text(name, value):
     return value
 
 
+def _whole(name, value, low, high, spelled=None):
+    """\p value, a whole number (numpy's too, not a bool) from low to high,
+    as an int; else ValueError naming it."""
+    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
+            or not low <= value <= high):
+        raise ValueError("ddscript: {} is a whole number from {} to "
+                         "{}".format(name, low, spelled or high))
+    return int(value)
+
+
 def _check_max_steps(max_steps):
-    if (not isinstance(max_steps, numbers.Integral)
-            or isinstance(max_steps, bool)
-            or not 1 <= max_steps <= 2**64 - 1):
-        raise ValueError("ddscript: max_steps is a whole number from 1 to "
-                         "2**64 - 1")
-    return int(max_steps)
+    return _whole("max_steps", max_steps, 1, 2**64 - 1, "2**64 - 1")
 
 
 class Trace:
@@ -528,15 +533,10 @@ def record(command, *, output="run.cupti", skip=None, iterations=None,
     command = _paths(command, "record")
     if not command:
         raise ValueError("ddscript: record takes a command to run")
-    for name, v, low in (("skip", skip, 0), ("iterations", iterations, 1)):
-        if v is not None and (not isinstance(v, numbers.Integral)
-                              or isinstance(v, bool)
-                              or not low <= v <= 2**31 - 1):
-            raise ValueError("ddscript: {} is a whole number from {} to "
-                             "2147483647".format(name, low))
-    reply = _ddscript.record(command, os.fsdecode(output),
-                             -1 if skip is None else int(skip),
-                             -1 if iterations is None else int(iterations),
+    skip = -1 if skip is None else _whole("skip", skip, 0, 2**31 - 1)
+    iterations = -1 if iterations is None else _whole(
+        "iterations", iterations, 1, 2**31 - 1)
+    reply = _ddscript.record(command, os.fsdecode(output), skip, iterations,
                              bool(profiler_api))
     if not reply[0] and reply[1]:  # the command failed; its trace is there
         _check((True, reply[1], reply[2]))
